@@ -1,0 +1,25 @@
+#include "cmd.h"
+
+static int cmd_apply_exec(struct mc_ctx *ctx, int argc, char **argv)
+{
+	struct mc_profile p;
+	int rc;
+
+	if ((rc = mc_load_profile(argv[0], &p)) != 0)
+		return rc;
+	rc = mc_run_plan(ctx, &p, true);
+	mc_profile_free(&p);
+	return rc;
+}
+
+const struct mc_cmd cmd_apply_entry = {
+	.name = "apply",
+	.args = "PROFILE",
+	.min_args = 1,
+	.max_args = 1,
+	.flags = CMD_NEED_HOST,
+	.summary = "apply a profile to the live cgroup tree, all or nothing",
+	.help = "The previous value of every file is journaled before the first write; on any\n"
+		"failure everything done is undone and the exit status is 1.\n",
+	.exec = cmd_apply_exec,
+};

@@ -1,0 +1,35 @@
+#include "cmd.h"
+
+static size_t count_groups(const struct mc_group_spec *g, size_t n)
+{
+	size_t total = n;
+
+	for (size_t i = 0; i < n; i++)
+		total += count_groups(g[i].children, g[i].n_children);
+	return total;
+}
+
+static int cmd_check_exec(struct mc_ctx *ctx, int argc, char **argv)
+{
+	struct mc_profile p;
+	int rc;
+
+	if ((rc = mc_load_profile(argv[0], &p)) != 0)
+		return rc;
+	if (!ctx->quiet)
+		fprintf(ctx->out_f, "%s: ok (%zu group%s, parent %s)\n", argv[0],
+			count_groups(p.groups, p.n_groups),
+			count_groups(p.groups, p.n_groups) == 1 ? "" : "s", p.parent);
+	mc_profile_free(&p);
+	return MC_EXIT_OK;
+}
+
+const struct mc_cmd cmd_check_entry = {
+	.name = "check",
+	.args = "PROFILE",
+	.min_args = 1,
+	.max_args = 1,
+	.summary = "validate a profile without touching the host",
+	.help = "Every error is reported as FILE:LINE:COLUMN: KEY.PATH: problem.\n",
+	.exec = cmd_check_exec,
+};

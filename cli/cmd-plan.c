@@ -1,0 +1,30 @@
+#include "cmd.h"
+
+static int cmd_plan_exec(struct mc_ctx *ctx, int argc, char **argv)
+{
+	struct mc_profile p;
+	struct mc_plan plan;
+	int rc;
+
+	if ((rc = mc_load_profile(argv[0], &p)) != 0)
+		return rc;
+	rc = mc_make_plan(ctx, &p, true, &plan);
+	if (rc == 0) {
+		mc_print_plan(ctx, &plan, "plan for");
+		mc_plan_free(&plan);
+	}
+	mc_profile_free(&p);
+	return rc;
+}
+
+const struct mc_cmd cmd_plan_entry = {
+	.name = "plan",
+	.args = "PROFILE",
+	.min_args = 1,
+	.max_args = 1,
+	.flags = CMD_NEED_HOST,
+	.summary = "show what apply would change, with the reason for each change",
+	.help = "Each line: action, group, file, old -> new value, and the reason.\n"
+		"'skip' lines are settings this host has no file for; apply reports them too.\n",
+	.exec = cmd_plan_exec,
+};

@@ -1,0 +1,294 @@
+/*
+ * Helpers shared by the commands: loading profiles, planning against the
+ * live host and running the transaction, with the messages an operator sees.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+/* Profiles are small; a larger file is a mistake or an attack, not a profile. */
+#define PROFILE_MAX_BYTES (1024 * 1024)
+
+void mc_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("memctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+const char *mc_strerror(int err)
+{
+	switch (-err) {
+	case EALREADY:
+		return "an interrupted apply left a journal; run 'memctl rollback' first";
+	case EBADMSG:
+		return "the journal is damaged";
+	default:
+		return strerror(-err);
+	}
+}
+
+void mc_print_diags(const struct mc_diags *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		char *s;
+
+		if (mc_diag_format(&d->v[i], &s) < 0) {
+			mc_err("out of memory");
+			return;
+		}
+		fprintf(stderr, "%s\n", s);
+		free(s);
+	}
+}
+
+static int read_file(const char *path, char **ret, size_t *ret_len)
+{
+	struct stat st;
+	char *buf;
+	size_t len = 0;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = -EISDIR;
+		goto out;
+	}
+	if (st.st_size > PROFILE_MAX_BYTES) {
+		r = -EFBIG;
+		goto out;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf + len, (size_t)st.st_size + 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			free(buf);
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > (size_t)st.st_size) {
+			/* It grew while we read it. */
+			r = -EFBIG;
+			free(buf);
+			goto out;
+		}
+	}
+	*ret = buf;
+	*ret_len = len;
+	r = 0;
+out:
+	close(fd);
+	return r;
+}
+
+int mc_load_profile(const char *path, struct mc_profile *ret)
+{
+	struct mc_diags d = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	r = read_file(path, &buf, &len);
+	if (r == -EFBIG) {
+		mc_err("%s: profile is larger than %d bytes", path, PROFILE_MAX_BYTES);
+		return MC_EXIT_INVALID;
+	}
+	if (r < 0) {
+		mc_err("cannot read profile '%s': %s", path, mc_strerror(r));
+		return MC_EXIT_INVALID;
+	}
+	r = mc_profile_parse(path, buf, len, ret, &d);
+	free(buf);
+	if (r < 0) {
+		if (r == -ENOMEM)
+			mc_err("%s: out of memory", path);
+		mc_print_diags(&d);
+		mc_diags_free(&d);
+		return MC_EXIT_INVALID;
+	}
+	mc_diags_free(&d);
+	return 0;
+}
+
+int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, bool create,
+		 struct mc_plan *ret_plan)
+{
+	struct mc_plan_opts o = { .create = create };
+	struct mc_snapshot snap = { 0 };
+	struct mc_diags d = { 0 };
+	char *parent;
+	int r;
+
+	r = mc_host_resolve_parent(ctx->host, p->parent, &parent);
+	if (r < 0) {
+		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
+		       p->parent_pos.col, p->parent, mc_strerror(r));
+		return MC_EXIT_INVALID;
+	}
+	r = mc_host_snapshot(ctx->host, parent, &snap);
+	if (r < 0) {
+		mc_err("cannot read parent '%s': %s", parent, mc_strerror(r));
+		free(parent);
+		return MC_EXIT_HOST;
+	}
+	free(parent);
+	r = mc_plan_build(p, &snap, mc_host_caps(ctx->host), &o, ret_plan, &d);
+	mc_snapshot_free(&snap);
+	if (r < 0) {
+		if (r == -ENOMEM)
+			mc_err("out of memory while planning");
+		mc_print_diags(&d);
+		mc_diags_free(&d);
+		return r == -ENOMEM ? MC_EXIT_HOST : MC_EXIT_INVALID;
+	}
+	mc_diags_free(&d);
+	return 0;
+}
+
+int mc_take_lock(struct mc_ctx *ctx, struct mc_lock **ret)
+{
+	int holder = 0;
+	int r;
+
+	r = mc_lock_take(ctx->state_dir, false, ret, &holder);
+	if (r == -EWOULDBLOCK && !ctx->no_wait) {
+		if (!ctx->quiet)
+			fprintf(stderr, "memctl: waiting for the lock in '%s' (held by pid %d)\n",
+				ctx->state_dir, holder);
+		r = mc_lock_take(ctx->state_dir, true, ret, &holder);
+	}
+	if (r == -EWOULDBLOCK) {
+		mc_err("another memctl (pid %d) is applying; lock '%s/lock' is busy", holder,
+		       ctx->state_dir);
+		return MC_EXIT_HOST;
+	}
+	if (r < 0) {
+		mc_err("cannot take the lock in '%s': %s", ctx->state_dir, mc_strerror(r));
+		return MC_EXIT_HOST;
+	}
+	return 0;
+}
+
+static void print_done(struct mc_ctx *ctx, const struct mc_plan *plan, size_t upto)
+{
+	char a[24], b[24];
+
+	for (size_t i = 0; i < upto; i++) {
+		const struct mc_step *s = &plan->steps[i];
+
+		if (s->kind == MC_STEP_MKDIR)
+			fprintf(ctx->out_f, "created %s\n", s->group);
+		else if (s->kind == MC_STEP_WRITE)
+			fprintf(ctx->out_f, "%s: %s %s -> %s\n", s->group, s->file,
+				s->old_valid ? mc_fmt_size(s->old_raw, a) : "(new)",
+				mc_fmt_size(s->new_raw, b));
+		else
+			fprintf(ctx->out_f, "%s: %s\n", s->group, s->reason);
+	}
+}
+
+int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, bool create)
+{
+	struct mc_txn_result res;
+	struct mc_lock *lock;
+	struct mc_plan plan;
+	int rc, r;
+
+	if ((rc = mc_take_lock(ctx, &lock)) != 0)
+		return rc;
+	if (mc_journal_exists(ctx->state_dir)) {
+		mc_err("an interrupted apply left a journal in '%s'; run 'memctl rollback' first",
+		       ctx->state_dir);
+		mc_lock_release(lock);
+		return MC_EXIT_HOST;
+	}
+	/* Plan under the lock: a concurrent apply's result is what we start from. */
+	if ((rc = mc_make_plan(ctx, p, create, &plan)) != 0) {
+		mc_lock_release(lock);
+		return rc;
+	}
+	r = mc_txn_apply(ctx->host, lock, ctx->state_dir, &plan, &res);
+	if (r == 0) {
+		if (!ctx->quiet) {
+			print_done(ctx, &plan, plan.n);
+			if (mc_plan_n_changes(&plan) == 0)
+				fprintf(ctx->out_f, "nothing to change\n");
+		}
+		rc = MC_EXIT_OK;
+	} else if (res.done == 0 && res.failed_err == 0) {
+		mc_err("cannot write the journal in '%s': %s", ctx->state_dir, mc_strerror(r));
+		rc = MC_EXIT_HOST;
+	} else {
+		const struct mc_step *s = &plan.steps[res.failed_step];
+		char *abs = NULL;
+		char v[24];
+
+		mc_path_join(plan.parent, s->group, &abs);
+		if (s->kind == MC_STEP_MKDIR)
+			mc_err("cannot create group '%s': %s", abs ? abs : s->group, mc_strerror(r));
+		else if (r == -EIO)
+			mc_err("cannot set %s on '%s': the kernel kept %s instead of %s", s->file,
+			       abs ? abs : s->group, mc_fmt_size(res.readback, v),
+			       mc_fmt_size(s->new_raw, (char[24]){ 0 }));
+		else
+			mc_err("cannot set %s on '%s': %s", s->file, abs ? abs : s->group,
+			       mc_strerror(r));
+		free(abs);
+		if (res.rolled_back) {
+			mc_err("rolled back: the host is as before (%zu change%s undone)", res.done,
+			       res.done == 1 ? "" : "s");
+			rc = MC_EXIT_FAILED;
+		} else {
+			mc_err("rollback failed at %s: %s", res.rollback_what ? res.rollback_what : "?",
+			       mc_strerror(res.rollback_err));
+			mc_err("the journal is kept in '%s'; run 'memctl rollback'", ctx->state_dir);
+			rc = MC_EXIT_PARTIAL;
+		}
+	}
+	mc_txn_result_release(&res);
+	mc_plan_free(&plan);
+	mc_lock_release(lock);
+	return rc;
+}
+
+int mc_resolve_group(struct mc_ctx *ctx, const char *arg, char **ret)
+{
+	char *spec;
+	int r;
+
+	if (arg[0] == '/')
+		spec = strdup(arg);
+	else if (asprintf(&spec, "%s/%s", ctx->parent, arg) < 0)
+		spec = NULL;
+	if (!spec)
+		return -ENOMEM;
+	r = mc_host_resolve_parent(ctx->host, spec, ret);
+	free(spec);
+	return r;
+}

@@ -1,0 +1,208 @@
+/*
+ * memctl: entry point, option parsing and command dispatch.
+ *
+ * Options may stand before or after the command name (GNU getopt permutes
+ * argv); the first operand is the command, the rest are its arguments.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "cmd.h"
+
+const struct mc_cmd *const mc_cmd_table[] = {
+	&cmd_check_entry,
+	&cmd_plan_entry,
+	&cmd_apply_entry,
+	&cmd_get_entry,
+	&cmd_set_entry,
+	&cmd_status_entry,
+	&cmd_rollback_entry,
+	NULL,
+};
+
+const struct mc_cmd *mc_cmd_find(const char *prog, const char *name)
+{
+	const struct mc_cmd *found = NULL;
+	size_t len = strlen(name);
+	int matches = 0;
+
+	for (const struct mc_cmd *const *c = mc_cmd_table; *c; c++) {
+		if (strcmp((*c)->name, name) == 0 || ((*c)->alias && strcmp((*c)->alias, name) == 0))
+			return *c;
+		if (strncmp((*c)->name, name, len) == 0) {
+			found = *c;
+			matches++;
+		}
+	}
+	if (matches == 1)
+		return found;
+	if (matches == 0) {
+		fprintf(stderr, "%s: unknown command '%s' (see '%s --help')\n", prog, name, prog);
+		return NULL;
+	}
+	fprintf(stderr, "%s: ambiguous command: %s, could be:", prog, name);
+	for (const struct mc_cmd *const *c = mc_cmd_table; *c; c++)
+		if (strncmp((*c)->name, name, len) == 0)
+			fprintf(stderr, " %s", (*c)->name);
+	fputc('\n', stderr);
+	return NULL;
+}
+
+static const char options_help[] =
+	"Options:\n"
+	"  -p, --parent PATH       parent for relative GROUP arguments (default: self)\n"
+	"  -o, --output FORMAT     text (default) or json, for plan, get and status\n"
+	"  -s, --state-dir DIR     lock and journal directory (default: /run/memctl,\n"
+	"                          or $MEMCTL_STATE_DIR)\n"
+	"      --no-wait           fail instead of waiting when another apply holds the lock\n"
+	"  -q, --quiet             print only errors\n"
+	"      --cgroup-root DIR   use DIR as the memory hierarchy (tests; $MEMCTL_CGROUP_ROOT)\n"
+	"  -h, --help              show help (for a command: memctl COMMAND --help)\n"
+	"  -V, --version           show the version\n";
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f, "usage: %s [OPTIONS] COMMAND [ARGS...]\n\nCommands:\n", prog);
+	for (const struct mc_cmd *const *c = mc_cmd_table; *c; c++) {
+		char head[64];
+
+		snprintf(head, sizeof(head), "%s %s", (*c)->name, (*c)->args);
+		fprintf(f, "  %-24s %s\n", head, (*c)->summary);
+	}
+	fprintf(f, "\n%s\nExit status: 0 ok, 1 failed and rolled back, 2 invalid input,\n"
+		   "3 host problem (nothing changed), 4 failed and not fully rolled back.\n"
+		   "See memctl(8) and memctl-profile(5).\n", options_help);
+}
+
+static void cmd_usage(FILE *f, const char *prog, const struct mc_cmd *c)
+{
+	fprintf(f, "usage: %s %s [OPTIONS] %s\n\n%s\n", prog, c->name, c->args, c->summary);
+	if (c->help)
+		fprintf(f, "\n%s", c->help);
+	fprintf(f, "\n%s", options_help);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "parent", required_argument, NULL, 'p' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "state-dir", required_argument, NULL, 's' },
+		{ "no-wait", no_argument, NULL, 'W' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "cgroup-root", required_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct mc_ctx ctx = {
+		.prog = "memctl",
+		.parent = "self",
+		.state_dir = getenv("MEMCTL_STATE_DIR"),
+		.cgroup_root = getenv("MEMCTL_CGROUP_ROOT"),
+		.out_f = stdout,
+	};
+	const struct mc_cmd *cmd;
+	bool help = false;
+	int opt, rc;
+
+	/*
+	 * Snapshots keep a descriptor per cgroup file open; allow as many as
+	 * the hard limit permits (systemd does the same).
+	 */
+	{
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
+	if (!ctx.state_dir || !*ctx.state_dir)
+		ctx.state_dir = "/run/memctl";
+	if (getenv("MEMCTL_CGROUP_VERSION"))
+		ctx.fake_version = atoi(getenv("MEMCTL_CGROUP_VERSION"));
+	while ((opt = getopt_long(argc, argv, "p:o:s:qhV", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			ctx.parent = optarg;
+			break;
+		case 'o':
+			if (strcmp(optarg, "json") == 0) {
+				ctx.out = MC_OUT_JSON;
+			} else if (strcmp(optarg, "text") == 0) {
+				ctx.out = MC_OUT_TEXT;
+			} else {
+				mc_err("unknown output format '%s' (text or json)", optarg);
+				return MC_EXIT_INVALID;
+			}
+			break;
+		case 's':
+			ctx.state_dir = optarg;
+			break;
+		case 'W':
+			ctx.no_wait = true;
+			break;
+		case 'q':
+			ctx.quiet = true;
+			break;
+		case 'R':
+			ctx.cgroup_root = optarg;
+			break;
+		case 'h':
+			help = true;
+			break;
+		case 'V':
+#ifdef MEMCTL_FAULT_INJECTION
+			printf("memctl %s (test build: fault injection)\n", MEMCTL_VERSION);
+#else
+			printf("memctl %s\n", MEMCTL_VERSION);
+#endif
+			return MC_EXIT_OK;
+		default:
+			fprintf(stderr, "see '%s --help'\n", ctx.prog);
+			return MC_EXIT_INVALID;
+		}
+	}
+	if (optind >= argc) {
+		usage(help ? stdout : stderr, ctx.prog);
+		return help ? MC_EXIT_OK : MC_EXIT_INVALID;
+	}
+	cmd = mc_cmd_find(ctx.prog, argv[optind]);
+	if (!cmd)
+		return MC_EXIT_INVALID;
+	if (help) {
+		cmd_usage(stdout, ctx.prog, cmd);
+		return MC_EXIT_OK;
+	}
+	argc -= optind + 1;
+	argv += optind + 1;
+	if (argc < cmd->min_args || (cmd->max_args >= 0 && argc > cmd->max_args)) {
+		mc_err("%s: expected %s", cmd->name, *cmd->args ? cmd->args : "no arguments");
+		cmd_usage(stderr, ctx.prog, cmd);
+		return MC_EXIT_INVALID;
+	}
+	if (cmd->flags & CMD_NEED_HOST) {
+		struct mc_host_opts ho = { .cgroup_root = ctx.cgroup_root,
+					   .fake_version = ctx.fake_version };
+		int r = mc_host_open(&ho, &ctx.host);
+
+		if (r < 0) {
+			mc_err("cannot find the memory cgroup controller%s%s: %s",
+			       ctx.cgroup_root ? " in " : "", ctx.cgroup_root ? ctx.cgroup_root : "",
+			       mc_strerror(r));
+			return MC_EXIT_HOST;
+		}
+	}
+	rc = cmd->exec(&ctx, argc, argv);
+	mc_host_free(ctx.host);
+	if (fflush(stdout) != 0 && rc == 0) {
+		mc_err("cannot write output: %s", mc_strerror(-errno));
+		rc = MC_EXIT_HOST;
+	}
+	return rc;
+}

@@ -1,0 +1,140 @@
+/* Output formats shared by the commands: text for people, JSON for scripts. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cmd.h"
+
+void mc_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void mc_json_size(FILE *f, uint64_t v)
+{
+	if (v == MC_SIZE_MAX)
+		fputs("\"max\"", f);
+	else
+		fprintf(f, "%" PRIu64, v);
+}
+
+const char *mc_fmt_size(uint64_t v, char buf[static 24])
+{
+	if (mc_size_format(v, buf, 24) < 0)
+		snprintf(buf, 24, "%" PRIu64, v);
+	return buf;
+}
+
+uint64_t mc_abstract_value(const struct mc_caps *caps, enum mc_knob k,
+			   const uint64_t raw[MC_KNOB__COUNT])
+{
+	if (k != MC_KNOB_SWAP || caps->ver != MC_CGV1)
+		return raw[k];
+	if (raw[MC_KNOB_SWAP] == MC_SIZE_MAX || raw[MC_KNOB_MAX] == MC_SIZE_MAX)
+		return MC_SIZE_MAX;
+	return raw[MC_KNOB_SWAP] - raw[MC_KNOB_MAX];
+}
+
+static const char *step_action(const struct mc_step *s)
+{
+	static const char *const names[] = {
+		[MC_STEP_MKDIR] = "create",
+		[MC_STEP_WRITE] = "write",
+		[MC_STEP_NOTE] = "skip",
+	};
+	return names[s->kind];
+}
+
+static void plan_json(FILE *f, const struct mc_plan *plan)
+{
+	fputs("{\"parent\":", f);
+	mc_json_str(f, plan->parent);
+	fprintf(f, ",\"changes\":%zu,\"steps\":[", mc_plan_n_changes(plan));
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct mc_step *s = &plan->steps[i];
+
+		fprintf(f, "%s{\"action\":\"%s\",\"group\":", i ? "," : "", step_action(s));
+		mc_json_str(f, s->group);
+		if (s->kind != MC_STEP_MKDIR) {
+			fprintf(f, ",\"knob\":\"%s\"", mc_knob_info(s->knob)->name);
+			fputs(",\"want\":", f);
+			mc_json_size(f, s->want);
+		}
+		if (s->kind == MC_STEP_WRITE) {
+			fputs(",\"file\":", f);
+			mc_json_str(f, s->file);
+			fputs(",\"old\":", f);
+			if (s->old_valid)
+				mc_json_size(f, s->old_raw);
+			else
+				fputs("null", f);
+			fputs(",\"new\":", f);
+			mc_json_size(f, s->new_raw);
+		}
+		fputs(",\"reason\":", f);
+		mc_json_str(f, s->reason);
+		fputc('}', f);
+	}
+	fputs("]}\n", f);
+}
+
+/*
+ * Text plan: one line per step, aligned, the reason last.
+ *   create  web
+ *   write   web  memory.limit_in_bytes  max -> 512M  # profile: max 512M
+ *   skip    web  high                                # high 256M not applied: ...
+ */
+void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *title)
+{
+	FILE *f = ctx->out_f;
+	size_t gw = 5, fw = 4, vw = 0;
+	char a[24], b[24], val[64];
+
+	if (ctx->out == MC_OUT_JSON) {
+		plan_json(f, plan);
+		return;
+	}
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct mc_step *s = &plan->steps[i];
+
+		if (strlen(s->group) > gw)
+			gw = strlen(s->group);
+		if (s->kind == MC_STEP_WRITE && strlen(s->file) > fw)
+			fw = strlen(s->file);
+		if (s->kind == MC_STEP_WRITE) {
+			size_t l = (size_t)snprintf(val, sizeof(val), "%s -> %s",
+						    s->old_valid ? mc_fmt_size(s->old_raw, a) : "(new)",
+						    mc_fmt_size(s->new_raw, b));
+			if (l > vw)
+				vw = l;
+		}
+	}
+	fprintf(f, "%s %s: %zu change%s\n", title, plan->parent, mc_plan_n_changes(plan),
+		mc_plan_n_changes(plan) == 1 ? "" : "s");
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct mc_step *s = &plan->steps[i];
+		const char *file = "";
+
+		val[0] = '\0';
+		if (s->kind == MC_STEP_WRITE) {
+			file = s->file;
+			snprintf(val, sizeof(val), "%s -> %s",
+				 s->old_valid ? mc_fmt_size(s->old_raw, a) : "(new)",
+				 mc_fmt_size(s->new_raw, b));
+		} else if (s->kind == MC_STEP_NOTE) {
+			file = mc_knob_info(s->knob)->name;
+		}
+		fprintf(f, "  %-6s  %-*s  %-*s  %-*s  # %s\n", step_action(s), (int)gw, s->group,
+			(int)fw, file, (int)vw, val, s->reason);
+	}
+}

@@ -1,0 +1,94 @@
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+
+static char *strdup_or_null(const char *s, bool *failed)
+{
+	char *r;
+
+	if (!s)
+		return NULL;
+	r = strdup(s);
+	if (!r)
+		*failed = true;
+	return r;
+}
+
+int mc_diags_add(struct mc_diags *d, const char *file, int line, int col,
+		 const char *path, const char *fmt, ...)
+{
+	struct mc_diag e = { .line = line, .col = col };
+	bool failed = false;
+	va_list ap;
+	int r;
+
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 8;
+		struct mc_diag *v = realloc(d->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		d->v = v;
+		d->cap = cap;
+	}
+
+	va_start(ap, fmt);
+	r = vasprintf(&e.msg, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	e.file = strdup_or_null(file, &failed);
+	e.path = strdup_or_null(path, &failed);
+	if (failed) {
+		free(e.file);
+		free(e.path);
+		free(e.msg);
+		return -ENOMEM;
+	}
+	d->v[d->n++] = e;
+	return 0;
+}
+
+int mc_diag_format(const struct mc_diag *d, char **ret)
+{
+	char where[64] = "";
+	char *s;
+	int r;
+
+	/*
+	 * "file:line:col: " as compilers print it, so editors can jump there;
+	 * a column is only meaningful with a line, a line only with a file.
+	 */
+	if (d->file && d->line > 0 && d->col > 0)
+		snprintf(where, sizeof(where), ":%d:%d", d->line, d->col);
+	else if (d->file && d->line > 0)
+		snprintf(where, sizeof(where), ":%d", d->line);
+
+	r = asprintf(&s, "%s%s%s%s%s%s",
+		     d->file ? d->file : "", where, d->file ? ": " : "",
+		     d->path ? d->path : "", d->path ? ": " : "",
+		     d->msg ? d->msg : "");
+	if (r < 0)
+		return -ENOMEM;
+	*ret = s;
+	return 0;
+}
+
+void mc_diags_free(struct mc_diags *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		free(d->v[i].file);
+		free(d->v[i].path);
+		free(d->v[i].msg);
+	}
+	free(d->v);
+	d->v = NULL;
+	d->n = 0;
+	d->cap = 0;
+}

@@ -1,0 +1,813 @@
+/*
+ * The planner: profile + snapshot + host capabilities -> ordered steps.
+ *
+ * How it works. Every group the plan can touch or must respect becomes a
+ * node: the profile's parent, every group in the snapshot, and every group
+ * of the profile that does not exist yet. Each node holds the raw value of
+ * every knob file the host has, as the kernel would show it.
+ *
+ * 1. The desired value of each knob is resolved (percentages against the
+ *    parent's effective limit, page alignment, v1 memory+swap arithmetic).
+ * 2. The final state (desired where the profile says something, live values
+ *    elsewhere) is checked against the ordering invariant; a violation is an
+ *    error, because no order of writes could reach that state validly.
+ * 3. Writes are ordered greedily: from the canonical order (groups in
+ *    preorder, knobs in table order) the first pending write that does not
+ *    add a violation is taken. For the chain min <= low <= high <= max
+ *    this yields increases from the top and decreases from the bottom, and
+ *    for parent/child limits it lowers children before parents and raises
+ *    parents before children. Only the constraints a write can affect (its
+ *    own group, its parent edge, its children's edges) are recounted, so
+ *    planning stays close to linear in practice.
+ *
+ * The invariant, for one group: every pair a before b in the chain
+ * (min, low, high, max) and (soft_limit, max) must satisfy a <= b unless a
+ * is unlimited (an unlimited high or soft limit means "not set"); on v1 the
+ * kernel itself refuses limit_in_bytes > memsw.limit_in_bytes; a child's
+ * finite max must not exceed its parent's.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+#define K MC_KNOB__COUNT
+#define NO_NODE ((size_t)-1)
+
+struct pnode {
+	char *path;                       /* relative to the plan's parent */
+	char *keypath;                    /* profile key path, for messages */
+	size_t parent;
+	size_t *children;
+	size_t n_children;
+	bool exists;                      /* on the host now */
+	uint64_t raw[K];                  /* simulated current values */
+	const struct mc_group_spec *spec; /* NULL: not in the profile */
+	uint64_t want[K];                 /* abstract values asked for */
+	bool wanted[K];
+	uint64_t final[K];
+	char *why[K];                     /* reason per knob that changes */
+};
+
+struct pstate {
+	const struct mc_caps *caps;
+	struct pnode *n;
+	size_t len;
+	size_t cap;
+	size_t *hash;                     /* open addressing over node indices */
+	size_t hash_cap;
+};
+
+static const enum mc_knob chain[] = { MC_KNOB_MIN, MC_KNOB_LOW, MC_KNOB_HIGH, MC_KNOB_MAX };
+
+static size_t str_hash(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static int hash_grow(struct pstate *st)
+{
+	size_t ncap = st->hash_cap ? st->hash_cap * 2 : 64;
+	size_t *nh = malloc(ncap * sizeof(*nh));
+
+	if (!nh)
+		return -ENOMEM;
+	for (size_t i = 0; i < ncap; i++)
+		nh[i] = NO_NODE;
+	for (size_t i = 0; i < st->len; i++) {
+		size_t j = str_hash(st->n[i].path) & (ncap - 1);
+
+		while (nh[j] != NO_NODE)
+			j = (j + 1) & (ncap - 1);
+		nh[j] = i;
+	}
+	free(st->hash);
+	st->hash = nh;
+	st->hash_cap = ncap;
+	return 0;
+}
+
+static size_t node_find(const struct pstate *st, const char *path)
+{
+	if (!st->hash_cap)
+		return NO_NODE;
+	for (size_t j = str_hash(path) & (st->hash_cap - 1); st->hash[j] != NO_NODE;
+	     j = (j + 1) & (st->hash_cap - 1))
+		if (strcmp(st->n[st->hash[j]].path, path) == 0)
+			return st->hash[j];
+	return NO_NODE;
+}
+
+static int child_add(struct pnode *p, size_t c)
+{
+	size_t *v = realloc(p->children, (p->n_children + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	v[p->n_children++] = c;
+	p->children = v;
+	return 0;
+}
+
+/* Adds a node for path (which must not exist yet); its parent must exist. */
+static int node_add(struct pstate *st, const char *path, size_t *ret)
+{
+	struct pnode *nd;
+	size_t idx = st->len;
+	int r;
+
+	if (st->len == st->cap) {
+		size_t ncap = st->cap ? st->cap * 2 : 32;
+		struct pnode *v = realloc(st->n, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		st->n = v;
+		st->cap = ncap;
+	}
+	if ((st->len + 1) * 2 > st->hash_cap && (r = hash_grow(st)) < 0)
+		return r;
+	nd = &st->n[idx];
+	memset(nd, 0, sizeof(*nd));
+	nd->parent = NO_NODE;
+	nd->path = strdup(path);
+	if (!nd->path)
+		return -ENOMEM;
+	st->len++;
+	{
+		size_t j = str_hash(path) & (st->hash_cap - 1);
+
+		while (st->hash[j] != NO_NODE)
+			j = (j + 1) & (st->hash_cap - 1);
+		st->hash[j] = idx;
+	}
+	if (*path) {
+		const char *slash = strrchr(path, '/');
+		char *ppath = strndup(path, slash ? (size_t)(slash - path) : 0);
+		size_t p;
+
+		if (!ppath)
+			return -ENOMEM;
+		p = node_find(st, ppath);
+		free(ppath);
+		if (p != NO_NODE) {
+			st->n[idx].parent = p;
+			if ((r = child_add(&st->n[p], idx)) < 0)
+				return r;
+		}
+	}
+	*ret = idx;
+	return 0;
+}
+
+static void pstate_free(struct pstate *st)
+{
+	for (size_t i = 0; i < st->len; i++) {
+		free(st->n[i].path);
+		free(st->n[i].keypath);
+		free(st->n[i].children);
+		for (int k = 0; k < K; k++)
+			free(st->n[i].why[k]);
+	}
+	free(st->n);
+	free(st->hash);
+}
+
+/* Value a knob file has in a group the kernel has just created. */
+static uint64_t knob_default(enum mc_knob k)
+{
+	return k == MC_KNOB_LOW || k == MC_KNOB_MIN ? 0 : MC_SIZE_MAX;
+}
+
+static bool has_file(const struct pstate *st, enum mc_knob k)
+{
+	return st->caps->file[k] != NULL;
+}
+
+static int pstate_load(struct pstate *st, const struct mc_snapshot *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct mc_group_snap *g = &s->groups[i];
+		size_t idx;
+		int r;
+
+		if (node_find(st, g->path) != NO_NODE)
+			continue;
+		if ((r = node_add(st, g->path, &idx)) < 0)
+			return r;
+		st->n[idx].exists = g->present;
+		for (int k = 0; k < K; k++)
+			st->n[idx].raw[k] = g->raw_valid[k] ? g->raw[k] : knob_default(k);
+	}
+	return 0;
+}
+
+/* a <= b where an unlimited a means "not set" */
+static bool le_unset_ok(uint64_t a, uint64_t b)
+{
+	return a == MC_SIZE_MAX || a <= b;
+}
+
+/*
+ * Visits every violated constraint inside node i (and, with edge, between i
+ * and its parent). The callback gets the two knobs and nodes involved.
+ */
+typedef void (*violation_fn)(void *ctx, size_t lo_node, enum mc_knob lo,
+			     size_t hi_node, enum mc_knob hi);
+
+enum { CHECK_INTRA = 1, CHECK_EDGE = 2, CHECK_ALL = 3 };
+
+static int node_violations(const struct pstate *st, const uint64_t *const *vals, size_t i,
+			   int what, violation_fn fn, void *ctx)
+{
+	const uint64_t *v = vals[i];
+	int n = 0;
+
+	if (!(what & CHECK_INTRA))
+		goto edge;
+	for (size_t a = 0; a < sizeof(chain) / sizeof(chain[0]); a++)
+		for (size_t b = a + 1; b < sizeof(chain) / sizeof(chain[0]); b++) {
+			if (!has_file(st, chain[a]) || !has_file(st, chain[b]))
+				continue;
+			if (!le_unset_ok(v[chain[a]], v[chain[b]])) {
+				n++;
+				if (fn)
+					fn(ctx, i, chain[a], i, chain[b]);
+			}
+		}
+	if (has_file(st, MC_KNOB_SOFT) && has_file(st, MC_KNOB_MAX) &&
+	    !le_unset_ok(v[MC_KNOB_SOFT], v[MC_KNOB_MAX])) {
+		n++;
+		if (fn)
+			fn(ctx, i, MC_KNOB_SOFT, i, MC_KNOB_MAX);
+	}
+	if (st->caps->ver == MC_CGV1 && has_file(st, MC_KNOB_SWAP) && has_file(st, MC_KNOB_MAX) &&
+	    v[MC_KNOB_MAX] > v[MC_KNOB_SWAP]) {
+		n++;
+		if (fn)
+			fn(ctx, i, MC_KNOB_MAX, i, MC_KNOB_SWAP);
+	}
+edge:
+	if ((what & CHECK_EDGE) && st->n[i].parent != NO_NODE && has_file(st, MC_KNOB_MAX) &&
+	    !le_unset_ok(v[MC_KNOB_MAX], vals[st->n[i].parent][MC_KNOB_MAX])) {
+		n++;
+		if (fn)
+			fn(ctx, i, MC_KNOB_MAX, st->n[i].parent, MC_KNOB_MAX);
+	}
+	return n;
+}
+
+/* Violations a write to node i can change: i's own, its edge, its children's edges. */
+static int local_violations(const struct pstate *st, const uint64_t *const *vals, size_t i)
+{
+	int n = node_violations(st, vals, i, CHECK_ALL, NULL, NULL);
+
+	for (size_t c = 0; c < st->n[i].n_children; c++) {
+		size_t ci = st->n[i].children[c];
+
+		if (st->n[ci].parent != NO_NODE && has_file(st, MC_KNOB_MAX) &&
+		    !le_unset_ok(vals[ci][MC_KNOB_MAX], vals[i][MC_KNOB_MAX]))
+			n++;
+	}
+	return n;
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+static const char *fmt_size(uint64_t v, char buf[static 24])
+{
+	if (mc_size_format(v, buf, 24) < 0)
+		snprintf(buf, 24, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+struct build {
+	const struct mc_profile *p;
+	const struct mc_snapshot *s;
+	const struct mc_plan_opts *o;
+	struct pstate st;
+	struct mc_diags *diags;
+	struct mc_plan *plan;
+	int errors;
+};
+
+static int add_diag(struct build *b, const struct mc_pos *pos, const char *path, const char *msg)
+{
+	b->errors++;
+	return mc_diags_add(b->diags, b->p->file, pos ? pos->line : 0, pos ? pos->col : 0,
+			    path, "%s", msg);
+}
+
+static int step_add(struct mc_plan *plan, const struct mc_step *tmpl)
+{
+	if (plan->n == plan->cap) {
+		size_t ncap = plan->cap ? plan->cap * 2 : 16;
+		struct mc_step *v = realloc(plan->steps, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		plan->steps = v;
+		plan->cap = ncap;
+	}
+	plan->steps[plan->n++] = *tmpl;
+	return 0;
+}
+
+/*
+ * Walks the profile's groups: creates nodes for new groups and resolves
+ * every knob asked for into want[]. base is the effective limit the
+ * group's percentages refer to.
+ */
+static int resolve_group(struct build *b, const struct mc_group_spec *g, const char *ppath,
+			 const char *pkey, uint64_t base)
+{
+	struct pstate *st = &b->st;
+	char *path = *ppath ? xasprintf("%s/%s", ppath, g->name) : strdup(g->name);
+	char *key = xasprintf("%s.%s", pkey, g->name);
+	uint64_t page = st->caps->page_size ? st->caps->page_size : 4096;
+	uint64_t eff;
+	size_t idx;
+	int r = 0;
+
+	if (!path || !key) {
+		r = -ENOMEM;
+		goto out;
+	}
+	idx = node_find(st, path);
+	if (idx == NO_NODE || !st->n[idx].exists) {
+		if (!b->o->create) {
+			char *m = xasprintf("group '%s' does not exist", path);
+
+			r = m ? add_diag(b, &g->pos, key, m) : -ENOMEM;
+			free(m);
+			goto out;
+		}
+		if (idx == NO_NODE) {
+			if ((r = node_add(st, path, &idx)) < 0)
+				goto out;
+			for (int k = 0; k < K; k++)
+				st->n[idx].raw[k] = knob_default(k);
+		}
+	}
+	st->n[idx].spec = g;
+	st->n[idx].keypath = key;
+	key = NULL;
+
+	for (int k = 0; k < K; k++) {
+		const struct mc_size *sz = &g->knob[k];
+		uint64_t v;
+
+		if (sz->kind == MC_SIZE_UNSET)
+			continue;
+		r = mc_size_resolve(sz, base, &v);
+		if (r < 0) {
+			char *m = xasprintf("%s: cannot resolve %s against an unlimited parent",
+					    mc_knob_info(k)->name,
+					    sz->kind == MC_SIZE_PERCENT ? "a percentage" : "the size");
+
+			r = m ? add_diag(b, &g->knob_pos[k], st->n[idx].keypath, m) : -ENOMEM;
+			free(m);
+			if (r < 0)
+				goto out;
+			continue;
+		}
+		if (v != MC_SIZE_MAX)
+			v -= v % page;
+		st->n[idx].want[k] = v;
+		st->n[idx].wanted[k] = true;
+	}
+
+	eff = base;
+	if (st->n[idx].wanted[MC_KNOB_MAX] && st->n[idx].want[MC_KNOB_MAX] < eff)
+		eff = st->n[idx].want[MC_KNOB_MAX];
+	else if (!st->n[idx].wanted[MC_KNOB_MAX] && st->n[idx].exists &&
+		 st->n[idx].raw[MC_KNOB_MAX] < eff)
+		eff = st->n[idx].raw[MC_KNOB_MAX];
+
+	for (size_t c = 0; c < g->n_children && r >= 0; c++)
+		r = resolve_group(b, &g->children[c], path, st->n[idx].keypath, eff);
+out:
+	free(path);
+	free(key);
+	return r;
+}
+
+/* Final raw value of every knob of node i, and the reason for each change. */
+static int finalize_node(struct build *b, size_t i)
+{
+	struct pnode *nd = &b->st.n[i];
+	const struct mc_caps *caps = b->st.caps;
+	char s1[24], s2[24], s3[24];
+
+	memcpy(nd->final, nd->raw, sizeof(nd->final));
+	for (int k = 0; k < K; k++) {
+		const struct mc_size *sz = &nd->spec->knob[k];
+
+		if (!nd->wanted[k] || (k == MC_KNOB_SWAP && caps->ver == MC_CGV1))
+			continue;
+		nd->final[k] = nd->want[k];
+		if (sz->kind == MC_SIZE_PERCENT) {
+			char spec[24];
+
+			mc_size_format_spec(sz, spec, sizeof(spec));
+			nd->why[k] = xasprintf("profile: %s %s of the parent's effective limit = %s",
+					       mc_knob_info(k)->name, spec, fmt_size(nd->want[k], s1));
+		} else {
+			nd->why[k] = xasprintf("profile: %s %s", mc_knob_info(k)->name,
+					       fmt_size(nd->want[k], s1));
+		}
+		if (!nd->why[k])
+			return -ENOMEM;
+	}
+
+	/*
+	 * v1 limits memory+swap, not swap: keep the abstract swap allowance
+	 * (memsw - max) the profile asks for, or the one the group has now.
+	 */
+	if (caps->ver == MC_CGV1 && caps->file[MC_KNOB_SWAP]) {
+		uint64_t max = nd->final[MC_KNOB_MAX];
+		uint64_t memsw;
+
+		if (nd->wanted[MC_KNOB_SWAP]) {
+			uint64_t swap = nd->want[MC_KNOB_SWAP];
+
+			if (max == MC_SIZE_MAX || swap == MC_SIZE_MAX || max + swap < max)
+				memsw = MC_SIZE_MAX;
+			else
+				memsw = max + swap;
+			nd->why[MC_KNOB_SWAP] = xasprintf(
+				"profile: swap_max %s; cgroup v1 limits memory+swap = max %s + swap %s",
+				fmt_size(swap, s1), fmt_size(max, s2), fmt_size(memsw, s3));
+		} else {
+			uint64_t oldsw = nd->raw[MC_KNOB_SWAP], oldmax = nd->raw[MC_KNOB_MAX];
+
+			if (oldsw == MC_SIZE_MAX || max == MC_SIZE_MAX)
+				memsw = MC_SIZE_MAX;
+			else
+				memsw = max + (oldsw - oldmax);
+			if (memsw != oldsw)
+				nd->why[MC_KNOB_SWAP] = xasprintf(
+					"keeps the group's swap allowance %s above the new max %s (cgroup v1 limits memory+swap)",
+					fmt_size(oldsw - oldmax, s1), fmt_size(max, s2));
+		}
+		if (memsw != nd->raw[MC_KNOB_SWAP] && !nd->why[MC_KNOB_SWAP])
+			return -ENOMEM;
+		nd->final[MC_KNOB_SWAP] = memsw;
+	}
+	return 0;
+}
+
+struct final_ctx {
+	struct build *b;
+	int r;
+};
+
+static void report_violation(void *vctx, size_t lo_node, enum mc_knob lo, size_t hi_node,
+			     enum mc_knob hi)
+{
+	struct final_ctx *ctx = vctx;
+	struct build *b = ctx->b;
+	struct pnode *l = &b->st.n[lo_node], *h = &b->st.n[hi_node];
+	const struct mc_pos *pos = l->spec ? &l->spec->knob_pos[lo] : NULL;
+	char s1[24], s2[24];
+	char *m;
+
+	if (ctx->r < 0)
+		return;
+	if (pos && pos->line == 0 && h->spec)
+		pos = &h->spec->knob_pos[hi];
+	if (lo_node == hi_node && lo == MC_KNOB_MAX && hi == MC_KNOB_SWAP)
+		m = xasprintf("max %s exceeds the group's memory+swap limit %s; set swap_max",
+			      fmt_size(l->final[lo], s1), fmt_size(h->final[hi], s2));
+	else if (lo_node == hi_node)
+		m = xasprintf("%s %s%s is above %s %s%s", mc_knob_info(lo)->name,
+			      fmt_size(l->final[lo], s1), l->wanted[lo] ? "" : " (live value)",
+			      mc_knob_info(hi)->name, fmt_size(h->final[hi], s2),
+			      h->wanted[hi] ? "" : " (live value)");
+	else
+		m = xasprintf("max %s is above the max %s of its parent '%s'%s",
+			      fmt_size(l->final[lo], s1), fmt_size(h->final[hi], s2),
+			      *h->path ? h->path : b->s->parent, h->wanted[hi] ? "" : " (live value)");
+	if (!m) {
+		ctx->r = -ENOMEM;
+		return;
+	}
+	ctx->r = add_diag(b, pos, l->keypath ? l->keypath : l->path, m);
+	free(m);
+}
+
+static const uint64_t **vals_alloc(const struct pstate *st, bool final)
+{
+	const uint64_t **v = malloc((st->len ? st->len : 1) * sizeof(*v));
+
+	if (v)
+		for (size_t i = 0; i < st->len; i++)
+			v[i] = final ? st->n[i].final : st->n[i].raw;
+	return v;
+}
+
+/* Checks the final state; violations that involve a profile group are errors. */
+static int check_final(struct build *b)
+{
+	struct pstate *st = &b->st;
+	const uint64_t **vals = vals_alloc(st, true);
+	struct final_ctx ctx = { b, 0 };
+
+	if (!vals)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->len && ctx.r >= 0; i++) {
+		/* Live groups outside the profile only matter through their parent edge. */
+		int what = st->n[i].spec ? CHECK_ALL : 0;
+
+		if (st->n[i].parent != NO_NODE && st->n[st->n[i].parent].spec)
+			what |= CHECK_EDGE;
+		if (what)
+			node_violations(st, vals, i, what, report_violation, &ctx);
+	}
+	free(vals);
+	return ctx.r;
+}
+
+static int add_notes(struct build *b, size_t i)
+{
+	struct pnode *nd = &b->st.n[i];
+	const struct mc_caps *caps = b->st.caps;
+
+	for (int k = 0; k < K; k++) {
+		char s1[24];
+		struct mc_step step = { .kind = MC_STEP_NOTE, .knob = k, .want = nd->want[k] };
+		int r;
+
+		if (!nd->wanted[k] || caps->file[k])
+			continue;
+		step.group = strdup(nd->path);
+		step.reason = xasprintf("%s %s not applied: this host has no file for it (cgroup v%d%s)",
+					mc_knob_info(k)->name, fmt_size(nd->want[k], s1), caps->ver,
+					caps->patched ? "" : ", no memctl kernel patch");
+		if (!step.group || !step.reason || (r = step_add(b->plan, &step)) < 0) {
+			free(step.group);
+			free(step.reason);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+struct pending {
+	size_t node;
+	enum mc_knob knob;
+	bool done;
+};
+
+static int emit_write(struct build *b, const struct pending *w)
+{
+	struct pnode *nd = &b->st.n[w->node];
+	struct mc_step step = {
+		.kind = MC_STEP_WRITE,
+		.knob = w->knob,
+		.file = b->st.caps->file[w->knob],
+		.old_raw = nd->raw[w->knob],
+		.old_valid = nd->exists,
+		.new_raw = nd->final[w->knob],
+		.want = nd->wanted[w->knob] ? nd->want[w->knob] : nd->final[w->knob],
+	};
+
+	step.group = strdup(nd->path);
+	step.reason = nd->why[w->knob] ? strdup(nd->why[w->knob]) : strdup("profile");
+	if (!step.group || !step.reason || step_add(b->plan, &step) < 0) {
+		free(step.group);
+		free(step.reason);
+		return -ENOMEM;
+	}
+	nd->raw[w->knob] = nd->final[w->knob];
+	return 0;
+}
+
+static int order_writes(struct build *b)
+{
+	struct pstate *st = &b->st;
+	struct pending *w = NULL;
+	size_t nw = 0, left, start = 0;
+	const uint64_t **vals;
+	int r = 0;
+
+	for (size_t i = 0; i < st->len; i++)
+		for (int k = 0; k < K; k++)
+			if (st->n[i].spec && st->caps->file[k] && st->n[i].final[k] != st->n[i].raw[k])
+				nw++;
+	if (!nw)
+		return 0;
+	w = calloc(nw, sizeof(*w));
+	vals = vals_alloc(st, false);
+	if (!w || !vals) {
+		free(w);
+		free(vals);
+		return -ENOMEM;
+	}
+	nw = 0;
+	for (size_t i = 0; i < st->len; i++)
+		for (int k = 0; k < K; k++)
+			if (st->n[i].spec && st->caps->file[k] && st->n[i].final[k] != st->n[i].raw[k])
+				w[nw++] = (struct pending){ i, k, false };
+
+	for (left = nw; left && r >= 0; left--) {
+		size_t pick = NO_NODE;
+		int best = 0;
+
+		for (size_t j = start; j < nw; j++) {
+			struct pnode *nd;
+			uint64_t saved;
+			int before, after;
+
+			if (w[j].done)
+				continue;
+			nd = &st->n[w[j].node];
+			before = local_violations(st, vals, w[j].node);
+			saved = nd->raw[w[j].knob];
+			nd->raw[w[j].knob] = nd->final[w[j].knob];
+			after = local_violations(st, vals, w[j].node);
+			nd->raw[w[j].knob] = saved;
+			if (after <= before) {
+				pick = j;
+				break;
+			}
+			/* No write keeps the count: fall back to the least harmful one. */
+			if (pick == NO_NODE || after - before < best) {
+				pick = j;
+				best = after - before;
+			}
+		}
+		r = emit_write(b, &w[pick]);
+		w[pick].done = true;
+		while (start < nw && w[start].done)
+			start++;
+	}
+	free(vals);
+	free(w);
+	return r;
+}
+
+int mc_plan_build(const struct mc_profile *p, const struct mc_snapshot *s,
+		  const struct mc_caps *caps, const struct mc_plan_opts *o,
+		  struct mc_plan *ret, struct mc_diags *diags)
+{
+	struct mc_plan plan = { 0 };
+	struct build b = { .p = p, .s = s, .o = o, .diags = diags, .plan = &plan };
+	int r;
+
+	b.st.caps = caps;
+	plan.parent = strdup(s->parent);
+	if (!plan.parent)
+		return -ENOMEM;
+	if ((r = pstate_load(&b.st, s)) < 0)
+		goto fail;
+	if (node_find(&b.st, "") == NO_NODE) {
+		size_t idx;
+
+		/* A snapshot always starts with the parent; be safe with a hand-made one. */
+		if ((r = node_add(&b.st, "", &idx)) < 0)
+			goto fail;
+		b.st.n[idx].exists = true;
+		for (int k = 0; k < K; k++)
+			b.st.n[idx].raw[k] = knob_default(k);
+	}
+	for (size_t g = 0; g < p->n_groups && r >= 0; g++)
+		r = resolve_group(&b, &p->groups[g], "", "groups", s->parent_limit);
+	if (r < 0)
+		goto fail;
+	for (size_t i = 0; i < b.st.len; i++) {
+		if (!b.st.n[i].spec) {
+			memcpy(b.st.n[i].final, b.st.n[i].raw, sizeof(b.st.n[i].final));
+			continue;
+		}
+		if ((r = finalize_node(&b, i)) < 0)
+			goto fail;
+	}
+	if (!b.errors && (r = check_final(&b)) < 0)
+		goto fail;
+	if (b.errors) {
+		r = -EINVAL;
+		goto fail;
+	}
+
+	/* Groups are created parents first: nodes were added in preorder. */
+	for (size_t i = 0; i < b.st.len; i++) {
+		struct mc_step step = { .kind = MC_STEP_MKDIR };
+
+		if (!b.st.n[i].spec || b.st.n[i].exists)
+			continue;
+		step.group = strdup(b.st.n[i].path);
+		step.reason = strdup("in the profile, not on the host");
+		if (!step.group || !step.reason || (r = step_add(&plan, &step)) < 0) {
+			free(step.group);
+			free(step.reason);
+			r = -ENOMEM;
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < b.st.len; i++)
+		if (b.st.n[i].spec && (r = add_notes(&b, i)) < 0)
+			goto fail;
+	if ((r = order_writes(&b)) < 0)
+		goto fail;
+
+	pstate_free(&b.st);
+	*ret = plan;
+	return 0;
+fail:
+	pstate_free(&b.st);
+	mc_plan_free(&plan);
+	return r;
+}
+
+size_t mc_plan_n_changes(const struct mc_plan *plan)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->steps[i].kind != MC_STEP_NOTE)
+			n++;
+	return n;
+}
+
+int mc_plan_replay_check(const struct mc_plan *plan, const struct mc_snapshot *s,
+			 const struct mc_caps *caps, size_t *ret_first_bad)
+{
+	struct pstate st = { .caps = caps };
+	const uint64_t **vals = NULL;
+	int bad = 0, base = 0, r;
+
+	if ((r = pstate_load(&st, s)) < 0)
+		goto out;
+	for (size_t i = 0; i < plan->n; i++) {
+		size_t idx;
+
+		if (plan->steps[i].kind != MC_STEP_MKDIR || node_find(&st, plan->steps[i].group) != NO_NODE)
+			continue;
+		if ((r = node_add(&st, plan->steps[i].group, &idx)) < 0)
+			goto out;
+		for (int k = 0; k < K; k++)
+			st.n[idx].raw[k] = knob_default(k);
+	}
+	if (!(vals = vals_alloc(&st, false))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < st.len; i++)
+		base += node_violations(&st, vals, i, CHECK_ALL, NULL, NULL);
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct mc_step *step = &plan->steps[i];
+		int now = 0;
+		size_t idx;
+
+		if (step->kind != MC_STEP_WRITE)
+			continue;
+		idx = node_find(&st, step->group);
+		if (idx == NO_NODE) {
+			r = -ENOENT;
+			goto out;
+		}
+		st.n[idx].raw[step->knob] = step->new_raw;
+		for (size_t j = 0; j < st.len; j++)
+			now += node_violations(&st, vals, j, CHECK_ALL, NULL, NULL);
+		if (now > base) {
+			if (!bad && ret_first_bad)
+				*ret_first_bad = i;
+			bad++;
+		}
+	}
+	r = bad;
+out:
+	free(vals);
+	pstate_free(&st);
+	return r;
+}
+
+void mc_plan_free(struct mc_plan *plan)
+{
+	for (size_t i = 0; i < plan->n; i++) {
+		free(plan->steps[i].group);
+		free(plan->steps[i].reason);
+	}
+	free(plan->steps);
+	free(plan->parent);
+	memset(plan, 0, sizeof(*plan));
+}

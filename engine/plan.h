@@ -1,0 +1,87 @@
+#ifndef MEMCTL_PLAN_H
+#define MEMCTL_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "knob.h"
+#include "profile.h"
+#include "snapshot.h"
+
+/*
+ * A plan: the ordered list of changes that takes the live tree to the
+ * profile, each with the reason for it. The host layer executes it
+ * step by step inside a transaction; nothing else decides what to write.
+ */
+
+enum mc_step_kind {
+	MC_STEP_MKDIR,   /* create group */
+	MC_STEP_WRITE,   /* write a knob file */
+	MC_STEP_NOTE,    /* a setting this host cannot carry out: shown, not executed */
+};
+
+struct mc_step {
+	enum mc_step_kind kind;
+	char *group;          /* relative to the plan's parent ("web/cache") */
+	enum mc_knob knob;    /* WRITE, NOTE */
+	const char *file;     /* WRITE: file name on this host (static, from caps) */
+	uint64_t old_raw;     /* WRITE: value before; MC_SIZE_MAX = no limit */
+	bool old_valid;       /* false when the group is new */
+	uint64_t new_raw;     /* WRITE: value to write */
+	uint64_t want;        /* WRITE, NOTE: the abstract value asked for */
+	char *reason;
+};
+
+struct mc_plan {
+	char *parent;         /* absolute cgroup path */
+	struct mc_step *steps;
+	size_t n;
+	size_t cap;
+};
+
+/* Options that change what a plan may do. */
+struct mc_plan_opts {
+	bool create;          /* may create missing groups (apply: yes; set: no) */
+};
+
+/*
+ * Builds the plan that takes snapshot s to profile p on a host with caps.
+ * The snapshot must be of p's parent (s->parent). Values are resolved
+ * (percentages against the parent's effective limit) and aligned down to the
+ * page size, because the kernel stores limits in pages and reading back must
+ * give what was written. Knobs equal to the live value produce no step, so
+ * planning right after applying gives an empty plan.
+ *
+ * Writes are ordered so that every intermediate state satisfies, for each
+ * group, min <= low <= high <= max, soft_limit <= max, v1's
+ * limit <= memsw.limit, and a child's max <= its parent's: increases are
+ * made from the top of each chain, decreases from the bottom, parents are
+ * created before children.
+ *
+ * Problems that make the profile impossible on this host (a percentage of
+ * an unlimited parent, a child max above the live parent's effective limit,
+ * an order violated after resolution) are appended to diags and -EINVAL is
+ * returned. Returns 0, -EINVAL or -ENOMEM; *ret is not written on failure.
+ */
+int mc_plan_build(const struct mc_profile *p, const struct mc_snapshot *s,
+		  const struct mc_caps *caps, const struct mc_plan_opts *o,
+		  struct mc_plan *ret, struct mc_diags *diags);
+
+/* Number of executable steps (MKDIR and WRITE). */
+size_t mc_plan_n_changes(const struct mc_plan *plan);
+
+/*
+ * Replays plan's steps on the state in snapshot s (as the kernel would see
+ * it) and checks the ordering invariant after every step. Returns the number
+ * of steps after which the state violated more constraints than before the
+ * plan started; *ret_first_bad (may be NULL) gets the first such step index.
+ * Exposed so tests can prove a plan's intermediate states are all valid.
+ */
+int mc_plan_replay_check(const struct mc_plan *plan, const struct mc_snapshot *s,
+			 const struct mc_caps *caps, size_t *ret_first_bad);
+
+void mc_plan_free(struct mc_plan *plan);
+
+#endif

@@ -1,0 +1,440 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "size.h"
+#include "snapshot.h"
+
+/*
+ * The snapshot model and the parsers of the kernel's memory cgroup files.
+ *
+ * Everything here is pure: the host layer reads the bytes, these functions
+ * only turn bytes into numbers. Buffers are taken as (pointer, length) and
+ * need not be NUL-terminated, because the host layer preads straight into a
+ * reusable buffer.
+ *
+ * The parsers are strict about what they understand (a malformed number is
+ * -EINVAL, never a silent zero) and lenient about what they do not (PSI
+ * lines of an unknown kind are skipped), so that a newer kernel adding lines
+ * does not break memctl while a corrupted file is still noticed.
+ */
+
+/* Node numbers above this are not a real machine: refuse to allocate for them. */
+#define NUMA_NODE_LIMIT 4096
+
+/* v1 prints "no limit" as PAGE_COUNTER_MAX * PAGE_SIZE, rounded to a page. */
+#define V1_UNLIMITED_FLOOR 0x7ffffffffffff000ULL
+
+const struct mc_group_snap *mc_snapshot_find(const struct mc_snapshot *s, const char *path)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->groups[i].path, path) == 0)
+			return &s->groups[i];
+	return NULL;
+}
+
+int mc_kvs_add(struct mc_kvs *kv, const char *key, size_t keylen, uint64_t val)
+{
+	char *k;
+
+	if (kv->n == kv->cap) {
+		size_t cap = kv->cap ? kv->cap * 2 : 16;
+		struct mc_kv *v = realloc(kv->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		kv->v = v;
+		kv->cap = cap;
+	}
+	k = strndup(key, keylen);
+	if (!k)
+		return -ENOMEM;
+	kv->v[kv->n].key = k;
+	kv->v[kv->n].val = val;
+	kv->n++;
+	return 0;
+}
+
+int mc_kvs_get(const struct mc_kvs *kv, const char *key, uint64_t *ret)
+{
+	for (size_t i = 0; i < kv->n; i++) {
+		if (strcmp(kv->v[i].key, key) == 0) {
+			*ret = kv->v[i].val;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Drops entries appended after the first n: undoes a failed parse. */
+static void kvs_truncate(struct mc_kvs *kv, size_t n)
+{
+	while (kv->n > n)
+		free(kv->v[--kv->n].key);
+}
+
+void mc_kvs_free(struct mc_kvs *kv)
+{
+	kvs_truncate(kv, 0);
+	free(kv->v);
+	kv->v = NULL;
+	kv->n = kv->cap = 0;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/*
+ * Parses the unsigned decimal in s[0..len) (all of it). Returns 0, or
+ * -EINVAL when it is empty, has other characters, or does not fit 64 bits.
+ */
+static int parse_u64(const char *s, size_t len, uint64_t *ret)
+{
+	uint64_t v = 0;
+
+	if (len == 0)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		if (v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*ret = v;
+	return 0;
+}
+
+/*
+ * A counter value in memory.stat / memory.events. Some kernels let per-cpu
+ * drift show through as a small negative number in v1 memory.stat; that is
+ * "nothing", so it reads as 0 rather than failing the whole snapshot.
+ */
+static int parse_counter(const char *s, size_t len, uint64_t *ret)
+{
+	uint64_t v;
+	int r;
+
+	if (len > 0 && s[0] == '-') {
+		r = parse_u64(s + 1, len - 1, &v);
+		if (r < 0)
+			return r;
+		*ret = 0;
+		return 0;
+	}
+	return parse_u64(s, len, ret);
+}
+
+/* The line starting at *pos (without its '\n'); advances *pos past it. */
+static void next_line(const char *buf, size_t len, size_t *pos,
+		      const char **ret_line, size_t *ret_len)
+{
+	const char *start = buf + *pos;
+	const char *nl = memchr(start, '\n', len - *pos);
+	size_t n = nl ? (size_t)(nl - start) : len - *pos;
+
+	*ret_line = start;
+	*ret_len = n;
+	*pos += n + (nl ? 1 : 0);
+}
+
+/* The next blank-separated token of line[*pos..len); false at the end. */
+static bool next_token(const char *line, size_t len, size_t *pos,
+		       const char **ret_tok, size_t *ret_len)
+{
+	size_t i = *pos, start;
+
+	while (i < len && is_blank(line[i]))
+		i++;
+	if (i == len) {
+		*pos = i;
+		return false;
+	}
+	start = i;
+	while (i < len && !is_blank(line[i]))
+		i++;
+	*ret_tok = line + start;
+	*ret_len = i - start;
+	*pos = i;
+	return true;
+}
+
+int mc_parse_flat_keyed(const char *buf, size_t len, struct mc_kvs *ret)
+{
+	size_t pos = 0, n0 = ret->n;
+	int r = 0;
+
+	while (pos < len) {
+		const char *line, *key, *val, *extra;
+		size_t ll, kl, vl, el, lp = 0;
+		uint64_t v;
+
+		next_line(buf, len, &pos, &line, &ll);
+		if (!next_token(line, ll, &lp, &key, &kl))
+			continue;  /* blank line */
+		if (!next_token(line, ll, &lp, &val, &vl) ||
+		    next_token(line, ll, &lp, &extra, &el)) {
+			r = -EINVAL;
+			break;
+		}
+		r = parse_counter(val, vl, &v);
+		if (r < 0)
+			break;
+		r = mc_kvs_add(ret, key, kl, v);
+		if (r < 0)
+			break;
+	}
+	if (r < 0)
+		kvs_truncate(ret, n0);
+	return r;
+}
+
+/*
+ * A PSI average, "12.34": parsed by hand because strtod follows the locale's
+ * decimal separator and the kernel's does not.
+ */
+static int parse_decimal(const char *s, size_t len, double *ret)
+{
+	const char *dot = memchr(s, '.', len);
+	size_t il = dot ? (size_t)(dot - s) : len;
+	uint64_t ip, fp = 0;
+	double scale = 1.0;
+	int r;
+
+	r = parse_u64(s, il, &ip);
+	if (r < 0)
+		return r;
+	if (dot) {
+		size_t fl = len - il - 1;
+
+		if (fl == 0 || fl > 9)
+			return -EINVAL;
+		r = parse_u64(dot + 1, fl, &fp);
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < fl; i++)
+			scale *= 10.0;
+	}
+	*ret = (double)ip + (double)fp / scale;
+	return 0;
+}
+
+/* One "some ..." or "full ..." line's fields; all four must be there. */
+static int parse_psi_line(const char *line, size_t ll, size_t lp, double *ret_avg,
+			  uint64_t *ret_total)
+{
+	static const char *const names[] = { "avg10", "avg60", "avg300", "total" };
+	bool seen[4] = { false, false, false, false };
+	const char *tok;
+	size_t tl;
+
+	while (next_token(line, ll, &lp, &tok, &tl)) {
+		const char *eq = memchr(tok, '=', tl);
+		size_t kl;
+		int r = 0;
+
+		if (!eq)
+			return -EINVAL;
+		kl = (size_t)(eq - tok);
+		/* A field not in names[] is a newer kernel's: it is skipped. */
+		for (int i = 0; i < 4; i++) {
+			if (strlen(names[i]) != kl || memcmp(tok, names[i], kl) != 0)
+				continue;
+			if (i == 3)
+				r = parse_u64(eq + 1, tl - kl - 1, ret_total);
+			else
+				r = parse_decimal(eq + 1, tl - kl - 1, &ret_avg[i]);
+			seen[i] = true;
+		}
+		if (r < 0)
+			return r;
+	}
+	return seen[0] && seen[1] && seen[2] && seen[3] ? 0 : -EINVAL;
+}
+
+int mc_parse_psi(const char *buf, size_t len, struct mc_psi *ret)
+{
+	struct mc_psi p = { 0 };
+	bool some = false;
+	size_t pos = 0;
+
+	while (pos < len) {
+		const char *line, *kind;
+		size_t ll, kl, lp = 0;
+		double avg[3];
+		uint64_t total;
+		int r;
+
+		next_line(buf, len, &pos, &line, &ll);
+		if (!next_token(line, ll, &lp, &kind, &kl))
+			continue;
+		if (kl == 4 && memcmp(kind, "some", 4) == 0) {
+			r = parse_psi_line(line, ll, lp, avg, &total);
+			if (r < 0)
+				return r;
+			p.some_avg10 = avg[0];
+			p.some_avg60 = avg[1];
+			p.some_avg300 = avg[2];
+			p.some_total = total;
+			some = true;
+		} else if (kl == 4 && memcmp(kind, "full", 4) == 0) {
+			r = parse_psi_line(line, ll, lp, avg, &total);
+			if (r < 0)
+				return r;
+			p.full_avg10 = avg[0];
+			p.full_avg60 = avg[1];
+			p.full_avg300 = avg[2];
+			p.full_total = total;
+		}
+	}
+	/* "full" is absent from some files (cpu.pressure of old kernels); "some" never. */
+	if (!some)
+		return -EINVAL;
+	p.valid = true;
+	*ret = p;
+	return 0;
+}
+
+static void numa_free(struct mc_kvs *nodes, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		mc_kvs_free(&nodes[i]);
+	free(nodes);
+}
+
+/* Makes room for node index idx, zeroing new entries (nodes may be sparse). */
+static int numa_grow(struct mc_kvs **nodes, size_t *n, size_t idx)
+{
+	struct mc_kvs *v;
+
+	if (idx < *n)
+		return 0;
+	v = realloc(*nodes, (idx + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memset(v + *n, 0, (idx + 1 - *n) * sizeof(*v));
+	*nodes = v;
+	*n = idx + 1;
+	return 0;
+}
+
+/* One numa_stat line: "field N0=v N1=v" (v2) or "field=total N0=v ..." (v1). */
+static int parse_numa_line(const char *line, size_t ll, uint64_t mult,
+			   struct mc_kvs **nodes, size_t *n)
+{
+	const char *tok, *key, *eq;
+	size_t tl, kl, lp = 0;
+
+	if (!next_token(line, ll, &lp, &tok, &tl))
+		return 0;
+	/* v1's first token carries the line's total, which is the sum of the nodes. */
+	eq = memchr(tok, '=', tl);
+	key = tok;
+	kl = eq ? (size_t)(eq - tok) : tl;
+	if (kl == 0)
+		return -EINVAL;
+
+	while (next_token(line, ll, &lp, &tok, &tl)) {
+		uint64_t idx, v;
+		size_t il;
+		int r;
+
+		eq = memchr(tok, '=', tl);
+		if (tok[0] != 'N' || !eq)
+			return -EINVAL;
+		il = (size_t)(eq - tok) - 1;
+		r = parse_u64(tok + 1, il, &idx);
+		if (r < 0)
+			return r;
+		if (idx >= NUMA_NODE_LIMIT)
+			return -EINVAL;
+		r = parse_u64(eq + 1, tl - il - 2, &v);
+		if (r < 0)
+			return r;
+		if (__builtin_mul_overflow(v, mult, &v))
+			return -EINVAL;
+		r = numa_grow(nodes, n, (size_t)idx);
+		if (r < 0)
+			return r;
+		r = mc_kvs_add(&(*nodes)[idx], key, kl, v);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int mc_parse_numa_stat(const char *buf, size_t len, uint64_t page_size, bool v1,
+		       struct mc_kvs **ret, size_t *ret_n)
+{
+	struct mc_kvs *nodes = NULL;
+	uint64_t mult = v1 ? page_size : 1;
+	size_t n = 0, pos = 0;
+
+	if (v1 && page_size == 0)
+		return -EINVAL;
+	while (pos < len) {
+		const char *line;
+		size_t ll;
+		int r;
+
+		next_line(buf, len, &pos, &line, &ll);
+		r = parse_numa_line(line, ll, mult, &nodes, &n);
+		if (r < 0) {
+			numa_free(nodes, n);
+			return r;
+		}
+	}
+	*ret = nodes;
+	*ret_n = n;
+	return 0;
+}
+
+/*
+ * Besides "max" and decimals this also takes "-1": that is what a v1 tree
+ * written by memctl holds when it is a plain directory (the fake hierarchy
+ * of the tests), since "-1" is how v1 is told "no limit".
+ */
+int mc_parse_knob_value(const char *buf, size_t len, uint64_t *ret)
+{
+	uint64_t v;
+	int r;
+
+	while (len > 0 && (is_blank(buf[0]) || buf[0] == '\n')) {
+		buf++;
+		len--;
+	}
+	while (len > 0 && (is_blank(buf[len - 1]) || buf[len - 1] == '\n'))
+		len--;
+	if ((len == 3 && memcmp(buf, "max", 3) == 0) ||
+	    (len == 2 && memcmp(buf, "-1", 2) == 0)) {
+		*ret = MC_SIZE_MAX;
+		return 0;
+	}
+	r = parse_u64(buf, len, &v);
+	if (r < 0)
+		return r;
+	*ret = v >= V1_UNLIMITED_FLOOR ? MC_SIZE_MAX : v;
+	return 0;
+}
+
+void mc_group_snap_free(struct mc_group_snap *g)
+{
+	free(g->path);
+	g->path = NULL;
+	mc_kvs_free(&g->stat);
+	mc_kvs_free(&g->events);
+	numa_free(g->numa, g->n_numa);
+	g->numa = NULL;
+	g->n_numa = 0;
+}
+
+void mc_snapshot_free(struct mc_snapshot *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		mc_group_snap_free(&s->groups[i]);
+	free(s->groups);
+	free(s->parent);
+	memset(s, 0, sizeof(*s));
+}

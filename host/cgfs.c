@@ -1,0 +1,435 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "host-internal.h"
+#include "size.h"
+
+/*
+ * Access to the cgroup file system: one group path in, one file out.
+ *
+ * Paths given to the host layer are cgroup paths ("/a/b"), never file system
+ * paths, and they are walked from the mount's directory descriptor one
+ * component at a time with O_NOFOLLOW|O_DIRECTORY. The kernel never sees a
+ * whole path, so a symlink anywhere in the tree (possible in a fake tree, or
+ * if something mounted over a group) ends the walk with an error instead of
+ * leading memctl's writes somewhere else, and "." / ".." are refused before
+ * anything is opened.
+ *
+ * A knob write is one write() of the whole value: cgroup files act on each
+ * write() call, so a value split over two calls would set two values. The
+ * kernel may store something other than what was written (it rounds to
+ * pages, clamps, or silently keeps the old value on some kernels), so every
+ * write is read back and compared; a difference is -EIO with the value the
+ * kernel kept.
+ */
+
+/* The largest cgroup file memctl reads: a numa_stat of many nodes fits easily. */
+#define READ_LIMIT (16u << 20)
+
+/* The next non-empty component of the path at *p; false at the end. */
+static bool next_comp(const char **p, const char **ret, size_t *ret_len)
+{
+	const char *s = *p, *e;
+
+	while (*s == '/')
+		s++;
+	if (!*s) {
+		*p = s;
+		return false;
+	}
+	e = strchr(s, '/');
+	if (!e)
+		e = s + strlen(s);
+	*ret = s;
+	*ret_len = (size_t)(e - s);
+	*p = e;
+	return true;
+}
+
+/* Checks the components of a path (absolute or relative). */
+static int check_comps(const char *path)
+{
+	const char *c;
+	size_t len;
+
+	while (next_comp(&path, &c, &len)) {
+		if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+			return -EINVAL;
+		if (len > NAME_MAX)
+			return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+int cgfs_check_path(const char *group)
+{
+	if (group[0] != '/')
+		return -EINVAL;
+	if (strnlen(group, PATH_MAX) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	return check_comps(group);
+}
+
+int mc_path_join(const char *parent, const char *rel, char **ret)
+{
+	size_t pl, rl;
+	char *out, *w;
+	const char *p, *c;
+	size_t len;
+	int r;
+
+	r = cgfs_check_path(parent);
+	if (r < 0)
+		return r;
+	r = check_comps(rel);
+	if (r < 0)
+		return r;
+	pl = strlen(parent);
+	rl = strlen(rel);
+	if (pl + rl + 2 > PATH_MAX)
+		return -ENAMETOOLONG;
+	out = malloc(pl + rl + 2);
+	if (!out)
+		return -ENOMEM;
+	w = out;
+	p = parent;
+	while (next_comp(&p, &c, &len)) {
+		*w++ = '/';
+		memcpy(w, c, len);
+		w += len;
+	}
+	p = rel;
+	while (next_comp(&p, &c, &len)) {
+		*w++ = '/';
+		memcpy(w, c, len);
+		w += len;
+	}
+	if (w == out)
+		*w++ = '/';
+	*w = '\0';
+	*ret = out;
+	return 0;
+}
+
+/*
+ * Walks to group. With ret_last, stops at its parent directory and copies
+ * the last component there (-EINVAL for the root, which has no parent). The
+ * final directory is opened with flags (O_PATH or O_RDONLY), the ones on the
+ * way with O_PATH.
+ */
+static int walk(struct mc_host *h, const char *group, int flags, int *ret_fd,
+		char ret_last[NAME_MAX + 1])
+{
+	const char *p = group, *c, *nc, *peek;
+	size_t len, nlen;
+	char name[NAME_MAX + 1];
+	int fd = -1, r;
+	bool more;
+
+	r = cgfs_check_path(group);
+	if (r < 0)
+		return r;
+	more = next_comp(&p, &c, &len);
+	if (!more) {
+		if (ret_last)
+			return -EINVAL;
+		fd = openat(h->rootfd, ".", flags | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		*ret_fd = fd;
+		return 0;
+	}
+	while (more) {
+		int nfd, f;
+
+		peek = p;
+		more = next_comp(&peek, &nc, &nlen);
+		memcpy(name, c, len);
+		name[len] = '\0';
+		if (!more && ret_last) {
+			memcpy(ret_last, name, len + 1);
+			if (fd < 0) {
+				fd = openat(h->rootfd, ".", flags | O_DIRECTORY | O_CLOEXEC);
+				if (fd < 0)
+					return -errno;
+			}
+			break;
+		}
+		f = (more || ret_last ? O_PATH : flags) | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+		nfd = openat(fd < 0 ? h->rootfd : fd, name, f);
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		if (nfd < 0)
+			return r;
+		fd = nfd;
+		p = peek;
+		c = nc;
+		len = nlen;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+int cgfs_open_group(struct mc_host *h, const char *group, int flags, int *ret_fd)
+{
+	return walk(h, group, flags, ret_fd, NULL);
+}
+
+/*
+ * One pread is enough for a cgroup file: each is a single seq_file record,
+ * so a read shorter than the buffer is all of it, and a full buffer means
+ * there is more. Regular files (a fake tree) also read short only at the end.
+ */
+int cgfs_read_fd(struct host_buf *b, int fd, size_t *ret_len)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (!b->p) {
+			b->p = malloc(4096);
+			if (!b->p)
+				return -ENOMEM;
+			b->cap = 4096;
+		}
+		n = pread(fd, b->p, b->cap - 1, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if ((size_t)n < b->cap - 1) {
+			b->p[n] = '\0';
+			*ret_len = (size_t)n;
+			return 0;
+		}
+		if (b->cap >= READ_LIMIT)
+			return -EFBIG;
+		free(b->p);
+		b->p = malloc(b->cap * 2);
+		if (!b->p) {
+			b->cap = 0;
+			return -ENOMEM;
+		}
+		b->cap *= 2;
+	}
+}
+
+int cgfs_read_at(struct host_buf *b, int dirfd, const char *file, size_t *ret_len)
+{
+	int fd = openat(dirfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -errno;
+	r = cgfs_read_fd(b, fd, ret_len);
+	close(fd);
+	return r;
+}
+
+void host_buf_free(struct host_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->cap = 0;
+}
+
+/* Reads knob file of the group open at gfd. */
+static int read_knob_at(struct mc_host *h, int gfd, const char *file, uint64_t *ret)
+{
+	size_t len;
+	int r;
+
+	r = cgfs_read_at(&h->buf, gfd, file, &len);
+	if (r < 0)
+		return r;
+	return mc_parse_knob_value(h->buf.p, len, ret);
+}
+
+int mc_host_read_knob(struct mc_host *h, const char *group, enum mc_knob k, uint64_t *ret)
+{
+	int gfd, r;
+
+	if ((int)k < 0 || k >= MC_KNOB__COUNT)
+		return -EINVAL;
+	/* The host has no file for this knob: to the caller that is a missing file. */
+	if (!h->caps.file[k])
+		return -ENOENT;
+	r = walk(h, group, O_PATH, &gfd, NULL);
+	if (r < 0)
+		return r;
+	r = read_knob_at(h, gfd, h->caps.file[k], ret);
+	close(gfd);
+	return r;
+}
+
+int mc_host_write_knob(struct mc_host *h, const char *group, enum mc_knob k, uint64_t raw,
+		       uint64_t *ret_readback)
+{
+	char val[24];
+	uint64_t back;
+	ssize_t n;
+	int gfd, fd, len, r;
+
+	h->n_write_calls++;
+#ifdef MEMCTL_FAULT_INJECTION
+	if (h->fail_write_at && h->n_write_calls == h->fail_write_at)
+		return -h->fail_write_err;
+#endif
+	if ((int)k < 0 || k >= MC_KNOB__COUNT)
+		return -EINVAL;
+	if (!h->caps.file[k])
+		return -ENOENT;
+	if (raw == MC_SIZE_MAX)
+		len = snprintf(val, sizeof(val), "%s", h->caps.ver == MC_CGV1 ? "-1" : "max");
+	else
+		len = snprintf(val, sizeof(val), "%" PRIu64, raw);
+
+	r = walk(h, group, O_PATH, &gfd, NULL);
+	if (r < 0)
+		return r;
+	/* O_TRUNC: a fake tree's plain file must not keep a longer old value's tail. */
+	fd = openat(gfd, h->caps.file[k], O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	n = write(fd, val, (size_t)len);
+	r = n < 0 ? -errno : n != len ? -EIO : 0;
+	close(fd);
+	if (r < 0)
+		goto out;
+	h->n_writes_ok++;
+#ifdef MEMCTL_FAULT_INJECTION
+	if (h->stop_after_write && h->n_writes_ok == h->stop_after_write)
+		raise(SIGSTOP);
+#endif
+	r = read_knob_at(h, gfd, h->caps.file[k], &back);
+	if (r < 0)
+		goto out;
+	if (back != raw) {
+		if (ret_readback)
+			*ret_readback = back;
+		r = -EIO;
+	}
+out:
+	close(gfd);
+	return r;
+}
+
+int mc_host_mkdir(struct mc_host *h, const char *group)
+{
+	char name[NAME_MAX + 1];
+	int pfd, r;
+
+	r = walk(h, group, O_PATH, &pfd, name);
+	if (r == -EINVAL && cgfs_check_path(group) == 0)
+		return -EEXIST;  /* the root */
+	if (r < 0)
+		return r;
+	r = mkdirat(pfd, name, 0755) < 0 ? -errno : 0;
+	close(pfd);
+	return r;
+}
+
+int mc_host_rmdir(struct mc_host *h, const char *group)
+{
+	char name[NAME_MAX + 1];
+	int pfd, r;
+
+	r = walk(h, group, O_PATH, &pfd, name);
+	if (r == -EINVAL && cgfs_check_path(group) == 0)
+		return -EBUSY;  /* the root, like rmdir(2) of a mount point */
+	if (r < 0)
+		return r;
+	r = unlinkat(pfd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
+	close(pfd);
+	return r;
+}
+
+bool mc_host_group_exists(struct mc_host *h, const char *group)
+{
+	int fd;
+
+	if (walk(h, group, O_PATH, &fd, NULL) < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+#ifdef MEMCTL_FAULT_INJECTION
+static const struct {
+	const char *name;
+	int err;
+} errno_names[] = {
+	{ "EPERM", EPERM }, { "ENOENT", ENOENT }, { "EINTR", EINTR }, { "EIO", EIO },
+	{ "ENXIO", ENXIO }, { "E2BIG", E2BIG }, { "EBADF", EBADF }, { "EAGAIN", EAGAIN },
+	{ "ENOMEM", ENOMEM }, { "EACCES", EACCES }, { "EBUSY", EBUSY }, { "EEXIST", EEXIST },
+	{ "ENODEV", ENODEV }, { "ENOTDIR", ENOTDIR }, { "EISDIR", EISDIR }, { "EINVAL", EINVAL },
+	{ "EMFILE", EMFILE }, { "EFBIG", EFBIG }, { "ENOSPC", ENOSPC }, { "EROFS", EROFS },
+	{ "ERANGE", ERANGE }, { "ENAMETOOLONG", ENAMETOOLONG }, { "ENOTEMPTY", ENOTEMPTY },
+	{ "ELOOP", ELOOP }, { "EOPNOTSUPP", EOPNOTSUPP }, { "ETIMEDOUT", ETIMEDOUT },
+	{ "ECANCELED", ECANCELED },
+};
+
+/* A positive decimal that is all of s. */
+static int parse_count(const char *s, const char *end, unsigned long *ret)
+{
+	unsigned long v = 0;
+
+	if (s == end)
+		return -EINVAL;
+	for (const char *p = s; p < end; p++) {
+		if (*p < '0' || *p > '9' || v > (ULONG_MAX - 9) / 10)
+			return -EINVAL;
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	if (v == 0)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int host_fault_init(struct mc_host *h)
+{
+	const char *fail = getenv("MEMCTL_FAIL_WRITE");
+	const char *stop = getenv("MEMCTL_STOP_AFTER_WRITE");
+	int r;
+
+	if (fail && *fail) {
+		const char *colon = strchr(fail, ':');
+		unsigned long e;
+
+		if (!colon)
+			return -EINVAL;
+		r = parse_count(fail, colon, &h->fail_write_at);
+		if (r < 0)
+			return r;
+		h->fail_write_err = 0;
+		for (size_t i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+			if (strcmp(colon + 1, errno_names[i].name) == 0)
+				h->fail_write_err = errno_names[i].err;
+		if (!h->fail_write_err) {
+			r = parse_count(colon + 1, colon + 1 + strlen(colon + 1), &e);
+			if (r < 0 || e > 4095)
+				return -EINVAL;
+			h->fail_write_err = (int)e;
+		}
+	}
+	if (stop && *stop)
+		return parse_count(stop, stop + strlen(stop), &h->stop_after_write);
+	return 0;
+}
+#else
+int host_fault_init(struct mc_host *h)
+{
+	return 0;
+}
+#endif

@@ -1,0 +1,125 @@
+#ifndef MEMCTL_HOST_INTERNAL_H
+#define MEMCTL_HOST_INTERNAL_H
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "host.h"
+
+/*
+ * Private to the host layer (discover.c, cgfs.c, snapshot-read.c, txn.c):
+ * the host handle and the helpers the files share. Front ends and tests use
+ * host.h only.
+ *
+ * Every file access goes through rootfd, the memory hierarchy's mount point
+ * opened once: groups are reached with openat() one component at a time
+ * with O_NOFOLLOW, so a symlink planted inside the tree is never followed
+ * and "." / ".." never reach the kernel.
+ */
+
+/*
+ * The files a snapshot reads per group: one slot per knob, then the rest.
+ * v1 has no memory.events; failcnt and oom_control stand in for it.
+ */
+enum host_file {
+	HOST_FILE_USAGE = MC_KNOB__COUNT,
+	HOST_FILE_STAT,
+	HOST_FILE_NUMA,
+	HOST_FILE_EVENTS,
+	HOST_FILE_FAILCNT,
+	HOST_FILE_OOM,
+	HOST_FILE_PRESSURE,
+	HOST_FILE__COUNT
+};
+
+/* A group whose descriptors the snapshot keeps open between calls. */
+struct host_group {
+	char *path;                 /* absolute cgroup path */
+	DIR *dir;                   /* read again (rewinddir) every snapshot */
+	ino_t ino;                  /* of the directory: a recreated group differs */
+	int fd[HOST_FILE__COUNT];   /* -1 when not open (missing, or not needed) */
+	bool probed;                /* files looked for at least once */
+	bool cached;                /* in h->cache (else closed after one snapshot) */
+	unsigned gen;               /* last snapshot that saw this group */
+};
+
+/* Kept-open groups, sorted by path. */
+struct host_cache {
+	struct host_group **v;
+	size_t n;
+	size_t cap;
+	size_t nfds;                /* descriptors held by the groups in v */
+	unsigned gen;               /* of the snapshot being taken */
+};
+
+/* A read buffer that grows to fit a file; never truncates. */
+struct host_buf {
+	char *p;
+	size_t cap;
+};
+
+struct mc_host {
+	struct mc_host_status st;
+	struct mc_caps caps;
+	bool fake;
+	int rootfd;                 /* O_PATH|O_DIRECTORY of the memory mount */
+	struct host_cache cache;
+	struct host_buf buf;
+
+	/*
+	 * Knob writes of this process, for the test-only failure injection
+	 * (parsed from the environment when compiled with it; zero otherwise).
+	 * Always present so the layout does not depend on that define.
+	 */
+	unsigned long n_write_calls;
+	unsigned long n_writes_ok;
+	unsigned long fail_write_at;   /* 0: off */
+	int fail_write_err;            /* positive errno */
+	unsigned long stop_after_write; /* 0: off */
+};
+
+/* Translates a libcgroup ECG* code (or 0) to 0 / -errno. Never calls cgroup_strerror. */
+int host_ecg_errno(int ecg);
+
+/*
+ * Checks an absolute cgroup path: starts with '/', no "." or ".."
+ * components (-EINVAL), components of at most NAME_MAX bytes and the whole
+ * at most PATH_MAX (-ENAMETOOLONG). Empty components ("//") are allowed and
+ * mean nothing.
+ */
+int cgfs_check_path(const char *group);
+
+/*
+ * Opens the directory of group (absolute cgroup path) below the mount
+ * root, one component at a time, never following a symlink. flags is
+ * O_PATH or O_RDONLY (for readdir); O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC are
+ * added. Returns 0 and the descriptor, or -errno (-ENOENT: no such group).
+ */
+int cgfs_open_group(struct mc_host *h, const char *group, int flags, int *ret_fd);
+
+/*
+ * Reads all of fd from offset 0 with pread into b, growing it when the
+ * file does not fit. Returns 0 and the length (the buffer is NUL-terminated
+ * too), -EFBIG beyond 16 MiB, or the pread's -errno.
+ */
+int cgfs_read_fd(struct host_buf *b, int fd, size_t *ret_len);
+
+/* Opens file in dirfd (O_NOFOLLOW) and reads it with cgfs_read_fd. */
+int cgfs_read_at(struct host_buf *b, int dirfd, const char *file, size_t *ret_len);
+
+void host_buf_free(struct host_buf *b);
+
+/*
+ * Reads MEMCTL_FAIL_WRITE / MEMCTL_STOP_AFTER_WRITE into h when compiled
+ * with MEMCTL_FAULT_INJECTION (cgfs.c). -EINVAL for a malformed value, so a
+ * typo in a test does not silently test nothing.
+ */
+int host_fault_init(struct mc_host *h);
+
+/* Closes every kept-open group (snapshot-read.c). */
+void host_cache_clear(struct mc_host *h);
+
+#endif

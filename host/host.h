@@ -1,0 +1,127 @@
+#ifndef MEMCTL_HOST_H
+#define MEMCTL_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "knob.h"
+#include "snapshot.h"
+
+/*
+ * The host layer: everything that touches /sys/fs/cgroup, /proc and
+ * libcgroup. Functions return 0 (or a count) on success and -errno on
+ * failure; nothing here prints.
+ *
+ * Group paths given to this layer are absolute cgroup paths inside the
+ * memory hierarchy ("/", "/a/b"), never file system paths. The layer joins
+ * them to the mount point itself and refuses anything with "." or ".."
+ * components.
+ */
+
+enum mc_layout {
+	MC_LAYOUT_V1 = 1,     /* only legacy hierarchies */
+	MC_LAYOUT_V2,         /* only the unified hierarchy */
+	MC_LAYOUT_HYBRID,     /* legacy hierarchies plus a cgroup2 mount */
+	MC_LAYOUT_FAKE,       /* a directory tree given by --cgroup-root (tests) */
+};
+
+enum mc_mech {
+	MC_MECH_NATIVE = 0,   /* the kernel has the file */
+	MC_MECH_EMULATED,     /* memctl achieves it another way (described) */
+	MC_MECH_MISSING,      /* neither: settings are reported, not applied */
+};
+
+struct mc_host_opts {
+	const char *cgroup_root;  /* NULL: discover; else a (fake) memory hierarchy dir */
+	int fake_version;         /* with cgroup_root: 1 or 2; 0 = detect from files */
+};
+
+struct mc_mount {
+	char *path;
+	char *type;       /* "cgroup" or "cgroup2" */
+	char *options;    /* controllers / options from /proc/self/mountinfo */
+};
+
+struct mc_host_status {
+	enum mc_layout layout;
+	enum mc_cgver memory_version;
+	char *memory_mount;           /* mount point of the memory controller */
+	struct mc_mount *mounts;      /* every cgroup / cgroup2 mount */
+	size_t n_mounts;
+	char *self_path;              /* the memory cgroup memctl runs in; NULL when it lies
+	                                 outside the mounted part of the hierarchy */
+	bool psi;                     /* memory.pressure available */
+	bool numa_stat;
+	bool reclaim;                 /* memory.reclaim (v2) */
+	bool patched;                 /* memctl kernel patch detected */
+	const char *patch_files_found[8]; /* names of the patch's knobs found */
+	size_t n_patch_files;
+	struct {
+		enum mc_mech mech;
+		const char *how;          /* one line: file used, or why emulated/missing */
+	} knob[MC_KNOB__COUNT];
+	int cpus_online;
+	int numa_nodes;
+};
+
+struct mc_host;
+
+/*
+ * Discovers the host: layout, memory controller mount and version (through
+ * libcgroup, or the fake root), the cgroup we run in, and which knobs exist
+ * (by looking for their files, not by assuming). Returns 0, -ENOENT when no
+ * memory controller is mounted, -ENOMEM.
+ */
+int mc_host_open(const struct mc_host_opts *o, struct mc_host **ret);
+void mc_host_free(struct mc_host *h);
+
+const struct mc_caps *mc_host_caps(const struct mc_host *h);
+const struct mc_host_status *mc_host_status(const struct mc_host *h);
+
+/*
+ * Turns a profile's or a command line's parent ("/", "/a/b", "self",
+ * "self/x") into an absolute cgroup path (newly allocated). -EINVAL for a
+ * relative path other than self, or one with "." / ".." components.
+ */
+int mc_host_resolve_parent(struct mc_host *h, const char *spec, char **ret);
+
+/*
+ * Reads the subtree rooted at parent (absolute cgroup path) into a
+ * snapshot: the parent itself first, then every descendant in preorder with
+ * knob values, usage, memory.stat, numa_stat, events and pressure. A group
+ * that disappears while being read is kept with present=false. Directory
+ * descriptors are kept open inside h between calls, so a later snapshot of
+ * the same tree only preads. -ENOENT when parent does not exist.
+ */
+int mc_host_snapshot(struct mc_host *h, const char *parent, struct mc_snapshot *ret);
+
+/* Reads one knob's raw value of group. -ENOENT: group or file absent. */
+int mc_host_read_knob(struct mc_host *h, const char *group, enum mc_knob k, uint64_t *ret);
+
+/*
+ * Writes one knob file of group (opened with openat relative to the group's
+ * directory, O_NOFOLLOW), then reads it back. Returns 0, the write's -errno,
+ * or -EIO when the value read back differs from the value written (the
+ * value read back is then in *ret_readback when not NULL).
+ */
+int mc_host_write_knob(struct mc_host *h, const char *group, enum mc_knob k, uint64_t raw,
+		       uint64_t *ret_readback);
+
+/* Creates / removes a group directory. mkdir: -EEXIST when it exists. */
+int mc_host_mkdir(struct mc_host *h, const char *group);
+int mc_host_rmdir(struct mc_host *h, const char *group);
+bool mc_host_group_exists(struct mc_host *h, const char *group);
+
+/* Joins parent and a relative group path into a new absolute cgroup path. */
+int mc_path_join(const char *parent, const char *rel, char **ret);
+
+/*
+ * Test-only failure injection (compiled in with MEMCTL_FAULT_INJECTION):
+ * MEMCTL_FAIL_WRITE="K:ERRNO" makes the K-th knob write of this process fail
+ * with that errno (name like EBUSY or a number) before touching the file;
+ * MEMCTL_STOP_AFTER_WRITE=K makes the process stop itself (SIGSTOP) right
+ * after its K-th write, so a test can kill -9 it at a known point.
+ */
+
+#endif

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages memctl needs to build and test, only those
+# that are missing, then configures and builds one flavour:
+#   scripts/setup.sh release   -> build/release (optimized)
+#   scripts/setup.sh test      -> build/test (ASan+UBSan, -Werror, fault injection)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+flavour=${1:-release}
+
+pkgs=(build-essential cmake pkg-config libcgroup-dev libyaml-dev libreadline-dev
+      libncurses-dev python3 groff-base man-db)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "installing: ${missing[*]}"
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update -q
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
+fi
+
+case $flavour in
+release) opts=(-DCMAKE_BUILD_TYPE=Release) ;;
+test)    opts=(-DCMAKE_BUILD_TYPE=Debug -DMEMCTL_SANITIZE=ON -DMEMCTL_WERROR=ON -DMEMCTL_FAULT_INJECTION=ON) ;;
+*)       echo "usage: $0 release|test" >&2; exit 2 ;;
+esac
+cmake -S . -B "build/$flavour" "${opts[@]}" >/dev/null
+cmake --build "build/$flavour" -j "$(nproc)"

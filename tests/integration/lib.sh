@@ -1,0 +1,109 @@
+# Shared setup for integration tests (sourced). Every test works only below
+# its own memory cgroup (from /proc/self/cgroup), under group names that
+# carry the test's name and PID, and removes them in its EXIT trap.
+#
+#   prereq_root / prereq_memcg        skip (exit 77) with a reason
+#   T_SELF      our memory cgroup path ("/process_api/abc")
+#   T_DIR       its directory in the memory hierarchy
+#   T_PREFIX    unique group name prefix for this test
+#   T_STATE     a private state dir (lock + journal)
+#   mc ARGS     runs memctl with the private state dir
+#   fail MSG / pass MSG / check_eq GOT WANT MSG / summary
+
+set -u
+MEMCTL=${MEMCTL:?MEMCTL must point at the memctl binary}
+SRC=${MEMCTL_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+T_NAME=$(basename "$0" .sh)
+T_FAILS=0
+T_CHECKS=0
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { T_FAILS=$((T_FAILS + 1)); T_CHECKS=$((T_CHECKS + 1)); echo "not ok - $*"; }
+pass() { T_CHECKS=$((T_CHECKS + 1)); echo "ok - $*"; }
+check_eq() {
+	if [ "$1" = "$2" ]; then pass "$3"; else fail "$3 (got '$1', want '$2')"; fi
+}
+check_rc() {
+	if [ "$1" -eq "$2" ]; then pass "$3 (exit $1)"; else fail "$3 (exit $1, want $2)"; fi
+}
+summary() {
+	echo "# $T_NAME: $((T_CHECKS - T_FAILS))/$T_CHECKS checks passed"
+	[ "$T_CHECKS" -gt 0 ] || { echo "no checks ran"; exit 1; }
+	[ "$T_FAILS" -eq 0 ]
+}
+
+prereq_root() { [ "$(id -u)" -eq 0 ] || skip "needs root to create cgroups"; }
+
+# Finds our memory cgroup and its directory (v1 memory line, else v2 "0::").
+prereq_memcg() {
+	local line
+	line=$(grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup | head -n1)
+	if [ -n "$line" ]; then
+		T_SELF=${line#*:*:}
+		T_MOUNT=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ {print $2; exit}' /proc/mounts)
+		T_VERSION=1
+	else
+		T_SELF=$(sed -n 's/^0:://p' /proc/self/cgroup)
+		T_MOUNT=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+		T_VERSION=2
+		[ -n "$T_MOUNT" ] && grep -qw memory "$T_MOUNT/cgroup.controllers" 2>/dev/null ||
+			skip "no memory controller on this host"
+	fi
+	[ -n "$T_MOUNT" ] || skip "no memory controller mounted"
+	T_DIR=$T_MOUNT${T_SELF%/}
+	[ "$T_SELF" = / ] && T_DIR=$T_MOUNT
+	[ -w "$T_DIR" ] || skip "cannot create groups in own cgroup $T_DIR"
+	T_PREFIX="t-$T_NAME-$$"
+	T_STATE=$(mktemp -d /tmp/memctl-state.XXXXXX)
+	export MEMCTL_STATE_DIR=$T_STATE
+	trap cleanup EXIT
+}
+
+# Removes every group below our cgroup whose name starts with our prefix,
+# deepest first. Only directories we created carry the prefix.
+cleanup() {
+	local d
+	if [ -n "${T_DIR:-}" ]; then
+		for d in "$T_DIR/$T_PREFIX"*; do
+			[ -d "$d" ] || continue
+			find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
+		done
+	fi
+	[ -n "${T_STATE:-}" ] && rm -rf "$T_STATE"
+	[ -n "${T_TMP:-}" ] && rm -rf "$T_TMP"
+	return 0
+}
+
+mc() { "$MEMCTL" "$@"; }
+
+# kernel file value of group (relative to our cgroup)
+kval() { cat "$T_DIR/$1/$2"; }
+
+# The value v1 shows for "no limit": PAGE_COUNTER_MAX * page size.
+unlimited_v1() { echo $(( (0x7fffffffffffffff / $(getconf PAGESIZE)) * $(getconf PAGESIZE) )); }
+
+# Waits (bounded) until process $1 is stopped (state T) or gone.
+wait_stopped() {
+	local i state
+	for i in $(seq 1 3000); do
+		state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+		[ "$state" = T ] && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
+# Writes a snapshot "group file value" of every memory file we manage below
+# our prefix groups, for before/after comparisons.
+state_dump() {
+	local d f
+	for d in $(find "$T_DIR" -mindepth 1 -type d -name "$T_PREFIX*" | sort); do
+		find "$d" -type d | sort | while read -r g; do
+			for f in memory.limit_in_bytes memory.soft_limit_in_bytes memory.memsw.limit_in_bytes \
+				 memory.max memory.high memory.low memory.min memory.swap.max; do
+				[ -f "$g/$f" ] && echo "${g#$T_DIR/} $f $(cat "$g/$f")"
+			done
+			echo "${g#$T_DIR/} exists"
+		done
+	done
+}
