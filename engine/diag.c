@@ -1,4 +1,7 @@
+/* CMake defines it for the whole project; a direct compile may not. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>

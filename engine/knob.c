@@ -77,10 +77,14 @@ const char *mc_suggest(const char *name, const char *const *candidates, size_t n
 {
 	const char *best = NULL;
 	size_t best_d = (size_t)-1;
-	size_t limit = strlen(name) / 2 + 1;
+	size_t limit = strlen(name) / 3 + 1;
 
 	for (size_t i = 0; i < n; i++) {
 		size_t d = edit_distance(name, candidates[i]);
+
+		/* A truncated name ("swap" for "swap_max") is closer than any typo. */
+		if (strlen(name) >= 3 && strncmp(candidates[i], name, strlen(name)) == 0)
+			d = 1;
 
 		if (d < best_d) {
 			best_d = d;

@@ -454,7 +454,7 @@ static int finalize_node(struct build *b, size_t i)
 			else
 				memsw = max + swap;
 			nd->why[MC_KNOB_SWAP] = xasprintf(
-				"profile: swap_max %s; cgroup v1 limits memory+swap = max %s + swap %s",
+				"profile: swap_max %s; cgroup v1 limits memory+swap: max %s + swap = %s",
 				fmt_size(swap, s1), fmt_size(max, s2), fmt_size(memsw, s3));
 		} else {
 			uint64_t oldsw = nd->raw[MC_KNOB_SWAP], oldmax = nd->raw[MC_KNOB_MAX];

@@ -1,4 +1,7 @@
+/* CMake defines it for the whole project; a direct compile may not. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -144,6 +147,15 @@ static size_t n_errors(const struct ctx *c)
 	return c->diags->n - c->diags_before;
 }
 
+/* The last word once PROFILE_MAX_ERRORS are recorded: the walk stops. */
+static void too_many(struct ctx *c, struct mc_pos pos)
+{
+	if (mc_diags_add(c->diags, c->file, pos.line, pos.col, NULL,
+			 "too many errors, stopping after %d", PROFILE_MAX_ERRORS) < 0)
+		c->nomem = true;
+	c->stop = true;
+}
+
 static void perr(struct ctx *c, struct mc_pos pos, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -156,10 +168,7 @@ static void perr(struct ctx *c, struct mc_pos pos, const char *path, const char 
 	if (c->stop)
 		return;
 	if (n_errors(c) >= PROFILE_MAX_ERRORS) {
-		if (mc_diags_add(c->diags, c->file, pos.line, pos.col, NULL,
-				 "too many errors, stopping after %d", PROFILE_MAX_ERRORS) < 0)
-			c->nomem = true;
-		c->stop = true;
+		too_many(c, pos);
 		return;
 	}
 	va_start(ap, fmt);
@@ -494,9 +503,9 @@ static int tree_build(struct ctx *c, const char *buf, size_t len, struct node **
 	int r = 0;
 
 	/*
-	 * libyaml stops at a NUL without a position; a UTF-16 file would be
-	 * decoded, but profiles are UTF-8 text and every position we give is
-	 * counted in UTF-8.
+	 * libyaml would call a NUL just a control character; say what it is.
+	 * It would also decode a UTF-16 file, but positions here are counted
+	 * in UTF-8, and a profile is UTF-8 text.
 	 */
 	if (len >= 2 && (((unsigned char)buf[0] == 0xff && (unsigned char)buf[1] == 0xfe) ||
 			 ((unsigned char)buf[0] == 0xfe && (unsigned char)buf[1] == 0xff))) {
@@ -568,8 +577,9 @@ static bool visit(struct ctx *c, struct mc_pos pos)
 	if (c->stop)
 		return false;
 	if (++c->visited > PROFILE_MAX_NODES) {
-		perr(c, c->alias_depth ? c->alias_at : pos, NULL, c->expanded ? "alias expansion exceeds %d nodes"
-					       : "profile exceeds %d nodes", PROFILE_MAX_NODES);
+		perr(c, c->alias_depth ? c->alias_at : pos, NULL,
+		     c->expanded ? "alias expansion exceeds %d nodes" : "profile exceeds %d nodes",
+		     PROFILE_MAX_NODES);
 		c->stop = true;
 		return false;
 	}
@@ -881,11 +891,12 @@ static void parse_protect(struct ctx *c, const struct field *f, void *obj)
 			const char *best = mc_suggest(text, cands, 2);
 
 			if (best)
-				perr(c, f->val_pos, f->path, "protect '%s' is not 'active', 'none' or a size, did you mean '%s'?",
+				perr(c, f->val_pos, f->path,
+				     "protect '%s' is not 'active', 'none' or a size, did you mean '%s'?",
 				     quote(text).s, best);
 			else
-				perr(c, f->val_pos, f->path, "protect '%s' is not 'active', 'none' or a size",
-				     quote(text).s);
+				perr(c, f->val_pos, f->path,
+				     "protect '%s' is not 'active', 'none' or a size", quote(text).s);
 		}
 		return;
 	}
@@ -940,6 +951,35 @@ static const struct key_table group_table = {
 	.n = sizeof(group_keys) / sizeof(group_keys[0]),
 	.knob = parse_knob,
 };
+
+/*
+ * The ordering checks are shared with the planner and append to the list
+ * directly, so the error cap is applied to them afterwards: a group with
+ * thousands of children above its limit must not flood the list.
+ */
+static void group_order(struct ctx *c, const char *path, const struct mc_group_spec *g)
+{
+	struct mc_diags *d = c->diags;
+	size_t keep = c->diags_before + PROFILE_MAX_ERRORS;
+	struct mc_pos pos;
+
+	if (c->stop)
+		return;
+	if (mc_group_check_order(c->file, path, g, NULL, d) < 0) {
+		c->nomem = c->stop = true;
+		return;
+	}
+	if (d->n <= keep)
+		return;
+	pos = (struct mc_pos){ d->v[keep].line, d->v[keep].col };
+	for (size_t i = keep; i < d->n; i++) {
+		free(d->v[i].file);
+		free(d->v[i].path);
+		free(d->v[i].msg);
+	}
+	d->n = keep;
+	too_many(c, pos);
+}
 
 /*
  * Reads a "groups:" mapping at depth (1 = below the parent) into a newly
@@ -1014,8 +1054,7 @@ static void walk_groups(struct ctx *c, const struct field *f, int depth,
 			walk_map(c, body.val, gpath, &group_table, &w, NULL);
 			alias_leave(c, raw);
 		}
-		if (!c->stop && mc_group_check_order(c->file, gpath, g, NULL, c->diags) < 0)
-			c->nomem = c->stop = true;
+		group_order(c, gpath, g);
 		free(gpath);
 	}
 	free(dup);
@@ -1421,15 +1460,15 @@ int mc_group_name_check(const char *name, const char **ret_why)
 }
 
 /*
- * Whether a is above b: 1 or 0, or -1 when the two cannot be compared
- * without the host (bytes against a percentage). "max" is above anything
- * but "max".
+ * Whether a (the knob that must be lower) is above b: 1 or 0, or -1 when
+ * the two cannot be compared without the host (bytes against a
+ * percentage). An unlimited lower knob is never above: "high: max" or a
+ * child's "max: max" means "no limit of its own", which the kernel accepts
+ * under any upper limit (the same rule as the planner's).
  */
 static int spec_above(const struct mc_size *a, const struct mc_size *b)
 {
-	if (a->kind == MC_SIZE_UNLIMITED)
-		return b->kind != MC_SIZE_UNLIMITED;
-	if (b->kind == MC_SIZE_UNLIMITED)
+	if (a->kind == MC_SIZE_UNLIMITED || b->kind == MC_SIZE_UNLIMITED)
 		return 0;
 	if (a->kind == MC_SIZE_BYTES && b->kind == MC_SIZE_BYTES)
 		return a->bytes > b->bytes;
@@ -1462,7 +1501,9 @@ static int order_diag(const char *file, const char *path, const char *name,
 	va_list ap;
 	int r;
 
-	if (asprintf(&kpath, "%s%s%s", path ? path : "", path ? "." : "", name) < 0)
+	/* A cgroup path names the group; the message names the knob. */
+	kpath = path && path[0] == '/' ? strdup(path) : key_path(path, name);
+	if (!kpath)
 		return -ENOMEM;
 	va_start(ap, fmt);
 	r = vasprintf(&msg, fmt, ap);
@@ -1497,7 +1538,7 @@ static int knob_above(const struct mc_group_spec *g, const uint64_t *resolved,
 	if (g->knob[lo].kind == MC_SIZE_UNSET || g->knob[hi].kind == MC_SIZE_UNSET)
 		return -1;
 	if (resolved)
-		return resolved[lo] > resolved[hi];
+		return resolved[lo] != MC_SIZE_MAX && resolved[lo] > resolved[hi];
 	return spec_above(&g->knob[lo], &g->knob[hi]);
 }
 
@@ -1515,9 +1556,11 @@ static int order_report(const char *file, const char *path, const struct mc_grou
 }
 
 /*
- * path is the key path of the group ("groups.web"); each problem is reported
- * at the knob that is too large ("groups.web.low"), at its position in the
- * file. Returns the number of problems, or -ENOMEM.
+ * path is the key path of the group in the profile ("groups.web"): each
+ * problem is reported at the knob that is too large ("groups.web.low"), at
+ * its position in the file. path may also be a cgroup path ("/a/web", from
+ * the command line): then it is the diagnostic's path as it is, and a
+ * child's is "/a/web/child". Returns the number of problems, or -ENOMEM.
  */
 int mc_group_check_order(const char *file, const char *path,
 			 const struct mc_group_spec *g, const uint64_t resolved[MC_KNOB__COUNT],
@@ -1571,20 +1614,24 @@ int mc_group_check_order(const char *file, const char *path,
 		if (cm->kind == MC_SIZE_UNSET || cm->kind == MC_SIZE_PERCENT)
 			continue;
 		if (resolved)
-			above = (cm->kind == MC_SIZE_UNLIMITED || cm->bytes > resolved[MC_KNOB_MAX]) &&
-				resolved[MC_KNOB_MAX] != MC_SIZE_MAX;
+			above = cm->kind == MC_SIZE_BYTES && cm->bytes > resolved[MC_KNOB_MAX];
 		else
 			above = spec_above(cm, &g->knob[MC_KNOB_MAX]) == 1;
 		if (!above)
 			continue;
 		describe(cm, NULL, a, sizeof(a));
 		describe(&g->knob[MC_KNOB_MAX], resolved ? &resolved[MC_KNOB_MAX] : NULL, b, sizeof(b));
-		cpath = key_path(path ? path : NULL, "groups");
-		if (cpath) {
-			char *t = key_path(cpath, ch->name);
+		if (path && path[0] == '/') {
+			if (asprintf(&cpath, "%s%s%s", path, strcmp(path, "/") ? "/" : "", ch->name) < 0)
+				cpath = NULL;
+		} else {
+			cpath = key_path(path, "groups");
+			if (cpath) {
+				char *t = key_path(cpath, ch->name);
 
-			free(cpath);
-			cpath = t;
+				free(cpath);
+				cpath = t;
+			}
 		}
 		if (!cpath)
 			return -ENOMEM;

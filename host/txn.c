@@ -292,6 +292,13 @@ struct jrec {
 	char *path;
 };
 
+static void jrecs_free(struct jrec *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
 static int journal_read(struct mc_lock *l, struct jrec **ret, size_t *ret_n, bool *ret_complete)
 {
 	struct jrec *v = NULL;
@@ -368,9 +375,7 @@ static int journal_read(struct mc_lock *l, struct jrec **ret, size_t *ret_n, boo
 	free(line);
 	fclose(f);
 	if (r < 0) {
-		for (size_t i = 0; i < n; i++)
-			free(v[i].path);
-		free(v);
+		jrecs_free(v, n);
 		return r;
 	}
 	*ret = v;
@@ -398,9 +403,7 @@ int mc_txn_rollback(struct mc_host *h, struct mc_lock *l, const char *state_dir,
 	*ret_found = true;
 	if (!complete) {
 		/* It was being written when memctl died: no host write had started. */
-		for (size_t i = 0; i < n; i++)
-			free(v[i].path);
-		free(v);
+		jrecs_free(v, n);
 		return journal_remove(l);
 	}
 	for (size_t i = n; i-- > 0;) {
@@ -429,9 +432,7 @@ int mc_txn_rollback(struct mc_host *h, struct mc_lock *l, const char *state_dir,
 		else
 			restored++;
 	}
-	for (size_t i = 0; i < n; i++)
-		free(v[i].path);
-	free(v);
+	jrecs_free(v, n);
 	*ret_restored = restored;
 	res->rolled_back = res->rollback_err == 0;
 	if (res->rollback_err)

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 prereq_root
 prereq_memcg
-mc --version | grep -q "fault injection" || skip "memctl was built without MEMCTL_FAULT_INJECTION"
+prereq_fault_injection
 
 T_TMP=$(mktemp -d)
 # An existing group whose values the failed apply must restore.
@@ -41,7 +41,7 @@ YAML
 mc -q apply "$T_TMP/old.yaml"
 check_rc $? 0 "apply the old state"
 before=$(state_dump)
-writes=$(mc -o json plan "$T_TMP/new.yaml" | python3 -c 'import json,sys; print(sum(s["action"]=="write" for s in json.load(sys.stdin)["steps"]))')
+writes=$(plan_writes "$T_TMP/new.yaml")
 [ "$writes" -ge 6 ] && pass "plan has $writes writes" || fail "plan has only $writes writes"
 
 for err in EINVAL EBUSY ENOENT; do

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 prereq_root
 prereq_memcg
-mc --version | grep -q "fault injection" || skip "memctl was built without MEMCTL_FAULT_INJECTION"
+prereq_fault_injection
 
 T_TMP=$(mktemp -d)
 cat > "$T_TMP/old.yaml" <<YAML
@@ -30,7 +30,7 @@ YAML
 mc -q apply "$T_TMP/old.yaml"
 check_rc $? 0 "apply the old state"
 before=$(state_dump)
-writes=$(mc -o json plan "$T_TMP/new.yaml" | python3 -c 'import json,sys; print(sum(s["action"]=="write" for s in json.load(sys.stdin)["steps"]))')
+writes=$(plan_writes "$T_TMP/new.yaml")
 
 for k in $(seq 1 "$writes"); do
 	MEMCTL_STOP_AFTER_WRITE=$k "$MEMCTL" -q apply "$T_TMP/new.yaml" &

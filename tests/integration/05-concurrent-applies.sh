@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 prereq_root
 prereq_memcg
-mc --version | grep -q "fault injection" || skip "memctl was built without MEMCTL_FAULT_INJECTION"
+prereq_fault_injection
 
 T_TMP=$(mktemp -d)
 cat > "$T_TMP/a.yaml" <<YAML

@@ -53,7 +53,8 @@ prereq_memcg() {
 	T_DIR=$T_MOUNT${T_SELF%/}
 	[ "$T_SELF" = / ] && T_DIR=$T_MOUNT
 	[ -w "$T_DIR" ] || skip "cannot create groups in own cgroup $T_DIR"
-	T_PREFIX="t-$T_NAME-$$"
+	# fixed width, so aligned output does not depend on the PID's digits
+	T_PREFIX="t-$T_NAME-$(printf %07d $$)"
 	T_STATE=$(mktemp -d /tmp/memctl-state.XXXXXX)
 	export MEMCTL_STATE_DIR=$T_STATE
 	trap cleanup EXIT
@@ -106,4 +107,15 @@ state_dump() {
 			echo "${g#$T_DIR/} exists"
 		done
 	done
+}
+
+prereq_fault_injection() {
+	mc --version | grep -q "fault injection" ||
+		skip "memctl was built without MEMCTL_FAULT_INJECTION (scripts/setup.sh test builds it)"
+}
+
+# Number of knob writes the plan for profile $1 makes.
+plan_writes() {
+	mc -o json plan "$1" |
+		python3 -c 'import json,sys; print(sum(s["action"] == "write" for s in json.load(sys.stdin)["steps"]))'
 }
