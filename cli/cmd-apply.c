@@ -2,12 +2,16 @@
 
 static int cmd_apply_exec(struct mc_ctx *ctx, int argc, char **argv)
 {
+	struct mc_plan_req req = { .create = true };
 	struct mc_profile p;
 	int rc;
 
 	if ((rc = mc_load_profile(argv[0], &p)) != 0)
 		return rc;
-	rc = mc_run_plan(ctx, &p, true);
+	if ((rc = mc_policy_for_host(ctx, &req.pol)) == 0) {
+		rc = mc_run_plan(ctx, &p, &req);
+		mc_policy_free(req.pol);
+	}
 	mc_profile_free(&p);
 	return rc;
 }

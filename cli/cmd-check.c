@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include "cmd.h"
 
 static size_t count_groups(const struct mc_group_spec *g, size_t n)
@@ -14,8 +16,24 @@ static int cmd_check_exec(struct mc_ctx *ctx, int argc, char **argv)
 	struct mc_profile p;
 	int rc;
 
+	struct mc_policy_config cfg = { .cpus = 1 };
+	struct mc_diags d = { 0 };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int n;
+
 	if ((rc = mc_load_profile(argv[0], &p)) != 0)
 		return rc;
+	/* THP gaps depend on the CPUs of the host the profile is checked on. */
+	if (cpus > 0)
+		cfg.cpus = (unsigned)cpus;
+	n = mc_policy_check(&p, &cfg, &d);
+	if (n != 0) {
+		mc_print_diags(&d);
+		mc_diags_free(&d);
+		mc_profile_free(&p);
+		return n < 0 ? MC_EXIT_HOST : MC_EXIT_INVALID;
+	}
+	mc_diags_free(&d);
 	if (!ctx->quiet)
 		fprintf(ctx->out_f, "%s: ok (%zu group%s, parent %s)\n", argv[0],
 			count_groups(p.groups, p.n_groups),

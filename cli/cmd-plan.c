@@ -2,17 +2,22 @@
 
 static int cmd_plan_exec(struct mc_ctx *ctx, int argc, char **argv)
 {
+	struct mc_plan_req req = { .create = true };
 	struct mc_profile p;
 	struct mc_plan plan;
 	int rc;
 
 	if ((rc = mc_load_profile(argv[0], &p)) != 0)
 		return rc;
-	rc = mc_make_plan(ctx, &p, true, &plan);
+	if ((rc = mc_policy_for_host(ctx, &req.pol)) != 0)
+		goto out;
+	rc = mc_make_plan(ctx, &p, &req, &plan);
 	if (rc == 0) {
 		mc_print_plan(ctx, &plan, "plan for");
 		mc_plan_free(&plan);
 	}
+	mc_policy_free(req.pol);
+out:
 	mc_profile_free(&p);
 	return rc;
 }

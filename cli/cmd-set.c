@@ -87,7 +87,7 @@ static int cmd_set_exec(struct mc_ctx *ctx, int argc, char **argv)
 	}
 	p.groups = &g;
 	p.n_groups = 1;
-	rc = mc_run_plan(ctx, &p, false);
+	rc = mc_run_plan(ctx, &p, &(struct mc_plan_req){ .create = false });
 	free(p.parent);
 out:
 	mc_diags_free(&d);

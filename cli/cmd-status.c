@@ -40,6 +40,54 @@ static void features(const struct mc_host_status *st, struct feature ret[3])
 				   "no memory.reclaim: reclaim is done by lowering the limit and restoring it" };
 }
 
+/*
+ * How each reclaim policy reaches the kernel on this host: native (the
+ * kernel does it), emulated (memctl run does it from user space), computed
+ * (decided and shown, not enforceable here). Derived from the discovered
+ * facts, the table of ../shared/DESIGN.md "Mechanism by host".
+ */
+struct policy_mech {
+	const char *name;
+	enum mc_mech mech;
+	const char *how;
+};
+
+static void policy_mechs(const struct mc_host_status *st, struct policy_mech ret[5])
+{
+	bool v1 = st->memory_version == MC_CGV1;
+
+	if (v1)
+		ret[0] = (struct policy_mech){ "soft-limit", MC_MECH_NATIVE,
+			"memory.soft_limit_in_bytes; memctl run also reclaims groups above it first" };
+	else if (st->patched)
+		ret[0] = (struct policy_mech){ "soft-limit", MC_MECH_NATIVE,
+			"memory.soft_limit (memctl kernel patch orders reclaim)" };
+	else
+		ret[0] = (struct policy_mech){ "soft-limit", MC_MECH_EMULATED,
+			"memory.low up to the soft limit + ordered reclaim by memctl run" };
+	if (v1)
+		ret[1] = (struct policy_mech){ "active-set", MC_MECH_EMULATED,
+			"caps unprotected siblings' limit_in_bytes to leave the working set room" };
+	else
+		ret[1] = (struct policy_mech){ "active-set", MC_MECH_EMULATED,
+			"memory.low = measured working set" };
+	if (v1)
+		ret[2] = (struct policy_mech){ "thp-high", MC_MECH_EMULATED,
+			"no memory.high: memctl run reclaims above high, in 2M units for THP groups" };
+	else
+		ret[2] = (struct policy_mech){ "thp-high", MC_MECH_NATIVE,
+			"memory.high on 2M boundaries, with room for huge-page charges below max" };
+	if (!v1 && st->patched && st->reclaim)
+		ret[3] = (struct policy_mech){ "numa", MC_MECH_NATIVE,
+			"reclaim split per node with memory.reclaim nodes=" };
+	else
+		ret[3] = (struct policy_mech){ "numa", MC_MECH_MISSING,
+			"per-node split computed and shown, cannot be enforced (needs memory.reclaim nodes=)" };
+	ret[4] = (struct policy_mech){ "concurrency", MC_MECH_EMULATED,
+		st->patched ? "memctl's reclaimers capped; kernel cap on direct reclaimers available"
+			    : "memctl's own reclaimers capped at reclaim.concurrency; no kernel cap" };
+}
+
 static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, bool journal)
 {
 	FILE *f = ctx->out_f;
@@ -71,6 +119,18 @@ static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, boo
 			mc_knob_info(k)->name, mech_name(st->knob[k].mech));
 		mc_json_str(f, st->knob[k].how);
 		fputc('}', f);
+	}
+	fputs("},\"policies\":{", f);
+	{
+		struct policy_mech pm[5];
+
+		policy_mechs(st, pm);
+		for (int i = 0; i < 5; i++) {
+			fprintf(f, "%s\"%s\":{\"mechanism\":\"%s\",\"how\":", i ? "," : "",
+				pm[i].name, mech_name(pm[i].mech));
+			mc_json_str(f, pm[i].how);
+			fputc('}', f);
+		}
 	}
 	fputs("},\"features\":{", f);
 	features(st, fe);
@@ -109,6 +169,14 @@ static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
 	for (int k = 0; k < MC_KNOB__COUNT; k++)
 		fprintf(f, "  %-11s %-9s %s\n", mc_knob_info(k)->name, mech_name(st->knob[k].mech),
 			st->knob[k].how);
+	fputs("policies (memctl run)\n", f);
+	{
+		struct policy_mech pm[5];
+
+		policy_mechs(st, pm);
+		for (int i = 0; i < 5; i++)
+			fprintf(f, "  %-11s %-9s %s\n", pm[i].name, mech_name(pm[i].mech), pm[i].how);
+	}
 	fputs("features\n", f);
 	features(st, fe);
 	for (int i = 0; i < 3; i++) {

@@ -7,6 +7,7 @@
 #include "host.h"
 #include "txn.h"
 #include "plan.h"
+#include "policy.h"
 #include "profile.h"
 
 /*
@@ -43,6 +44,9 @@ struct mc_ctx {
 	int fake_version;         /* MEMCTL_CGROUP_VERSION with cgroup_root */
 	bool no_wait;             /* --no-wait: fail instead of waiting for the lock */
 	bool quiet;
+	bool once;                /* run --once */
+	bool dry_run;             /* run --dry-run */
+	bool no_mlock;            /* run --no-mlock */
 	struct mc_host *host;     /* set when CMD_NEED_HOST */
 	FILE *out_f;              /* stdout, or the shell's output later */
 };
@@ -66,6 +70,7 @@ extern const struct mc_cmd cmd_get_entry;
 extern const struct mc_cmd cmd_set_entry;
 extern const struct mc_cmd cmd_status_entry;
 extern const struct mc_cmd cmd_rollback_entry;
+extern const struct mc_cmd cmd_run_entry;
 
 extern const struct mc_cmd *const mc_cmd_table[];
 
@@ -90,17 +95,43 @@ int mc_load_profile(const char *path, struct mc_profile *ret);
 void mc_print_diags(const struct mc_diags *d);
 
 /*
- * Takes a snapshot of parent and builds the plan for profile p. Prints the
- * problems; returns 0 or an exit code.
+ * What one plan/apply iteration should do, and how it reports. The
+ * callbacks may be NULL: then problems go to stderr and changes to stdout.
  */
-int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, bool create,
+struct mc_plan_req {
+	bool create;              /* may create groups (apply, run: yes; set: no) */
+	bool dry_run;             /* plan only (memctl run --dry-run) */
+	struct mc_policy *pol;    /* policies to run, or NULL (set) */
+	/* policy diagnostics and notes of this iteration */
+	void (*notes)(struct mc_ctx *ctx, const struct mc_decisions *dec,
+		      const struct mc_diags *diags);
+	/* each executed (or, with dry_run, planned) step */
+	void (*step_done)(struct mc_ctx *ctx, const struct mc_step *s);
+	/* each reclaim's outcome */
+	void (*reclaim_done)(struct mc_ctx *ctx, const struct mc_step *s, int err,
+			     uint64_t reclaimed);
+	unsigned *ret_peak;       /* most reclaims in flight at once */
+};
+
+/* A policy engine configured for this host (CPUs, swap). 0 or an exit code. */
+int mc_policy_for_host(struct mc_ctx *ctx, struct mc_policy **ret);
+
+/*
+ * Takes a snapshot of the profile's parent, runs the policies (req->pol)
+ * and builds the plan. Prints the problems; returns 0 or an exit code.
+ */
+int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req,
 		 struct mc_plan *ret_plan);
 
 /*
- * Runs the transaction for plan with the lock held, prints what changed or
- * what failed and whether the host was rolled back. Returns an exit code.
+ * Under the lock: plans, runs the writes as one transaction, then the
+ * reclaims with at most p->concurrency in flight, and reports each step.
+ * Returns an exit code.
  */
-int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, bool create);
+int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req);
+
+/* One line for a step: "created web", "web: memory.max 1G -> 512M[: reason]". */
+void mc_print_step(FILE *f, const char *prefix, const struct mc_step *s, bool reason);
 
 /* Takes the state lock, printing who holds it while waiting. Exit code or 0. */
 int mc_take_lock(struct mc_ctx *ctx, struct mc_lock **ret);
@@ -122,6 +153,8 @@ void mc_json_str(FILE *f, const char *s);
 void mc_json_size(FILE *f, uint64_t v);
 /* Formats a value for people: "max", "256M", "4097". */
 const char *mc_fmt_size(uint64_t v, char buf[static 24]);
+/* A reclaim step's amount and node split: "64M (N0=48M, N1=16M)". */
+const char *mc_fmt_reclaim(const struct mc_step *s, char *buf, size_t len);
 /* Prints the plan in ctx->out format. */
 void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *title);
 

@@ -136,10 +136,25 @@ int mc_load_profile(const char *path, struct mc_profile *ret)
 	return 0;
 }
 
-int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, bool create,
+int mc_policy_for_host(struct mc_ctx *ctx, struct mc_policy **ret)
+{
+	const struct mc_host_status *st = mc_host_status(ctx->host);
+	struct mc_policy_config cfg = {
+		.cpus = st->cpus_online > 0 ? (unsigned)st->cpus_online : 1,
+		.swap = st->swap_total > 0,
+	};
+	int r = mc_policy_new(&cfg, ret);
+
+	if (r < 0)
+		mc_err("cannot set up the policy engine: %s", mc_strerror(r));
+	return r < 0 ? MC_EXIT_HOST : 0;
+}
+
+int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req,
 		 struct mc_plan *ret_plan)
 {
-	struct mc_plan_opts o = { .create = create };
+	struct mc_decisions dec = { 0 };
+	struct mc_plan_opts o = { .create = req->create };
 	struct mc_snapshot snap = { 0 };
 	struct mc_diags d = { 0 };
 	char *parent;
@@ -158,8 +173,25 @@ int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, bool create,
 		return MC_EXIT_HOST;
 	}
 	free(parent);
+	if (req->pol) {
+		/* Policy problems do not stop the plan: the profile's own values still apply. */
+		r = mc_policy_decide(req->pol, p, &snap, mc_host_caps(ctx->host), &dec, &d);
+		if (r < 0) {
+			mc_err("policy engine: %s", mc_strerror(r));
+			mc_snapshot_free(&snap);
+			mc_diags_free(&d);
+			return MC_EXIT_HOST;
+		}
+		if (req->notes)
+			req->notes(ctx, &dec, &d);
+		else
+			mc_print_diags(&d);
+		mc_diags_free(&d);
+		o.decisions = &dec;
+	}
 	r = mc_plan_build(p, &snap, mc_host_caps(ctx->host), &o, ret_plan, &d);
 	mc_snapshot_free(&snap);
+	mc_decisions_free(&dec);
 	if (r < 0) {
 		if (r == -ENOMEM)
 			mc_err("out of memory while planning");
@@ -195,67 +227,48 @@ int mc_take_lock(struct mc_ctx *ctx, struct mc_lock **ret)
 	return 0;
 }
 
-static void print_done(struct mc_ctx *ctx, const struct mc_plan *plan, size_t upto)
+void mc_print_step(FILE *f, const char *prefix, const struct mc_step *s, bool reason)
 {
-	char a[24], b[24];
+	char a[24], b[24], v[128];
 
-	for (size_t i = 0; i < upto; i++) {
-		const struct mc_step *s = &plan->steps[i];
-
-		if (s->kind == MC_STEP_MKDIR)
-			fprintf(ctx->out_f, "created %s\n", s->group);
-		else if (s->kind == MC_STEP_WRITE)
-			fprintf(ctx->out_f, "%s: %s %s -> %s\n", s->group, s->file,
-				s->old_valid ? mc_fmt_size(s->old_raw, a) : "(new)",
-				mc_fmt_size(s->new_raw, b));
-		else
-			fprintf(ctx->out_f, "%s: %s\n", s->group, s->reason);
-	}
+	if (s->kind == MC_STEP_MKDIR)
+		fprintf(f, "%screated %s", prefix, s->group);
+	else if (s->kind == MC_STEP_WRITE)
+		fprintf(f, "%s%s: %s %s -> %s", prefix, s->group, s->file,
+			s->old_valid ? mc_fmt_size(s->old_raw, a) : "(new)", mc_fmt_size(s->new_raw, b));
+	else if (s->kind == MC_STEP_RECLAIM)
+		fprintf(f, "%s%s: reclaim %s", prefix, s->group, mc_fmt_reclaim(s, v, sizeof(v)));
+	else
+		fprintf(f, "%s%s: %s", prefix, s->group, s->reason);
+	if (reason && s->kind != MC_STEP_NOTE)
+		fprintf(f, ": %s", s->reason);
+	fputc('\n', f);
 }
 
-int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, bool create)
+/* Runs the writes as one transaction; prints what failed. Returns an exit code. */
+static int run_writes(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_plan *plan)
 {
 	struct mc_txn_result res;
-	struct mc_lock *lock;
-	struct mc_plan plan;
-	int rc, r;
+	int rc = MC_EXIT_OK, r;
 
-	if ((rc = mc_take_lock(ctx, &lock)) != 0)
-		return rc;
-	if (mc_journal_exists(ctx->state_dir)) {
-		mc_err("an interrupted apply left a journal in '%s'; run 'memctl rollback' first",
-		       ctx->state_dir);
-		mc_lock_release(lock);
-		return MC_EXIT_HOST;
-	}
-	/* Plan under the lock: a concurrent apply's result is what we start from. */
-	if ((rc = mc_make_plan(ctx, p, create, &plan)) != 0) {
-		mc_lock_release(lock);
-		return rc;
-	}
-	r = mc_txn_apply(ctx->host, lock, ctx->state_dir, &plan, &res);
+	r = mc_txn_apply(ctx->host, lock, ctx->state_dir, plan, &res);
 	if (r == 0) {
-		if (!ctx->quiet) {
-			print_done(ctx, &plan, plan.n);
-			if (mc_plan_n_changes(&plan) == 0)
-				fprintf(ctx->out_f, "nothing to change\n");
-		}
-		rc = MC_EXIT_OK;
+		/* done */
 	} else if (res.done == 0 && res.failed_err == 0) {
 		mc_err("cannot write the journal in '%s': %s", ctx->state_dir, mc_strerror(r));
 		rc = MC_EXIT_HOST;
 	} else {
-		const struct mc_step *s = &plan.steps[res.failed_step];
+		const struct mc_step *s = &plan->steps[res.failed_step];
 		char *abs = NULL;
-		char v[24];
+		char v[24], w[24];
 
-		mc_path_join(plan.parent, s->group, &abs);
+		mc_path_join(plan->parent, s->group, &abs);
 		if (s->kind == MC_STEP_MKDIR)
 			mc_err("cannot create group '%s': %s", abs ? abs : s->group, mc_strerror(r));
 		else if (r == -EIO)
 			mc_err("cannot set %s on '%s': the kernel kept %s instead of %s", s->file,
 			       abs ? abs : s->group, mc_fmt_size(res.readback, v),
-			       mc_fmt_size(s->new_raw, (char[24]){ 0 }));
+			       mc_fmt_size(s->new_raw, w));
 		else
 			mc_err("cannot set %s on '%s': %s", s->file, abs ? abs : s->group,
 			       mc_strerror(r));
@@ -272,6 +285,77 @@ int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, bool create)
 		}
 	}
 	mc_txn_result_release(&res);
+	return rc;
+}
+
+/* Runs the plan's reclaims (after its writes succeeded) and reports each. */
+static void run_reclaims(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_plan *plan,
+			 unsigned concurrency, const struct mc_plan_req *req)
+{
+	struct mc_reclaim_result *res;
+	unsigned peak = 0;
+
+	res = calloc(plan->n ? plan->n : 1, sizeof(*res));
+	if (!res) {
+		mc_err("out of memory: reclaims skipped");
+		return;
+	}
+	mc_reclaims_run(ctx->host, lock, plan, concurrency, res, &peak);
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct mc_step *s = &plan->steps[i];
+		char a[24], b[24];
+
+		if (s->kind != MC_STEP_RECLAIM)
+			continue;
+		if (req->reclaim_done)
+			req->reclaim_done(ctx, s, res[i].err, res[i].reclaimed);
+		else if (res[i].err < 0)
+			mc_err("reclaim of %s from '%s': %s (got %s)", mc_fmt_size(s->bytes, a), s->group,
+			       mc_strerror(res[i].err), mc_fmt_size(res[i].reclaimed, b));
+		else if (!ctx->quiet)
+			fprintf(ctx->out_f, "%s: reclaimed %s of %s\n", s->group,
+				mc_fmt_size(res[i].reclaimed, a), mc_fmt_size(s->bytes, b));
+	}
+	if (req->ret_peak)
+		*req->ret_peak = peak;
+	free(res);
+}
+
+int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req)
+{
+	struct mc_lock *lock;
+	struct mc_plan plan;
+	int rc;
+
+	if ((rc = mc_take_lock(ctx, &lock)) != 0)
+		return rc;
+	if (mc_journal_exists(ctx->state_dir)) {
+		mc_err("an interrupted apply left a journal in '%s'; run 'memctl rollback' first",
+		       ctx->state_dir);
+		mc_lock_release(lock);
+		return MC_EXIT_HOST;
+	}
+	/* Plan under the lock: a concurrent apply's result is what we start from. */
+	if ((rc = mc_make_plan(ctx, p, req, &plan)) != 0) {
+		mc_lock_release(lock);
+		return rc;
+	}
+	if (req->dry_run) {
+		rc = MC_EXIT_OK;
+	} else {
+		rc = run_writes(ctx, lock, &plan);
+		if (rc == MC_EXIT_OK)
+			run_reclaims(ctx, lock, &plan, p->concurrency, req);
+	}
+	if (rc == MC_EXIT_OK) {
+		for (size_t i = 0; i < plan.n; i++)
+			if (req->step_done)
+				req->step_done(ctx, &plan.steps[i]);
+			else if (!ctx->quiet && plan.steps[i].kind != MC_STEP_RECLAIM)
+				mc_print_step(ctx->out_f, "", &plan.steps[i], false);
+		if (!ctx->quiet && !req->step_done && mc_plan_n_changes(&plan) == 0)
+			fprintf(ctx->out_f, "nothing to change\n");
+	}
 	mc_plan_free(&plan);
 	mc_lock_release(lock);
 	return rc;

@@ -21,6 +21,7 @@ const struct mc_cmd *const mc_cmd_table[] = {
 	&cmd_set_entry,
 	&cmd_status_entry,
 	&cmd_rollback_entry,
+	&cmd_run_entry,
 	NULL,
 };
 
@@ -60,6 +61,9 @@ static const char options_help[] =
 	"                          or $MEMCTL_STATE_DIR)\n"
 	"      --no-wait           fail instead of waiting when another apply holds the lock\n"
 	"  -q, --quiet             print only errors\n"
+	"      --once              run: one interval, then exit with its status\n"
+	"      --dry-run           run: log the decisions, write nothing\n"
+	"      --no-mlock          run: do not lock memctl's memory\n"
 	"      --cgroup-root DIR   use DIR as the memory hierarchy (tests; $MEMCTL_CGROUP_ROOT)\n"
 	"  -h, --help              show help (for a command: memctl COMMAND --help)\n"
 	"  -V, --version           show the version\n";
@@ -95,6 +99,9 @@ int main(int argc, char **argv)
 		{ "no-wait", no_argument, NULL, 'W' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "cgroup-root", required_argument, NULL, 'R' },
+		{ "once", no_argument, NULL, '1' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "no-mlock", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -152,6 +159,15 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			ctx.cgroup_root = optarg;
+			break;
+		case '1':
+			ctx.once = true;
+			break;
+		case 'n':
+			ctx.dry_run = true;
+			break;
+		case 'M':
+			ctx.no_mlock = true;
 			break;
 		case 'h':
 			help = true;

@@ -51,6 +51,7 @@ static const char *step_action(const struct mc_step *s)
 		[MC_STEP_MKDIR] = "create",
 		[MC_STEP_WRITE] = "write",
 		[MC_STEP_NOTE] = "skip",
+		[MC_STEP_RECLAIM] = "reclaim",
 	};
 	return names[s->kind];
 }
@@ -65,7 +66,16 @@ static void plan_json(FILE *f, const struct mc_plan *plan)
 
 		fprintf(f, "%s{\"action\":\"%s\",\"group\":", i ? "," : "", step_action(s));
 		mc_json_str(f, s->group);
-		if (s->kind != MC_STEP_MKDIR) {
+		if (s->kind == MC_STEP_RECLAIM) {
+			fprintf(f, ",\"bytes\":%" PRIu64 ",\"nodes\":", s->bytes);
+			if (s->node_bytes) {
+				for (size_t n = 0; n < s->n_nodes; n++)
+					fprintf(f, "%s%" PRIu64, n ? "," : "[", s->node_bytes[n]);
+				fputc(']', f);
+			} else {
+				fputs("null", f);
+			}
+		} else if (s->kind != MC_STEP_MKDIR) {
 			fprintf(f, ",\"knob\":\"%s\"", mc_knob_info(s->knob)->name);
 			fputs(",\"want\":", f);
 			mc_json_size(f, s->want);
@@ -94,6 +104,20 @@ static void plan_json(FILE *f, const struct mc_plan *plan)
  *   write   web  memory.limit_in_bytes  max -> 512M  # profile: max 512M
  *   skip    web  high                                # high 256M not applied: ...
  */
+const char *mc_fmt_reclaim(const struct mc_step *s, char *buf, size_t len)
+{
+	char v[24];
+	size_t off;
+
+	off = (size_t)snprintf(buf, len, "%s", mc_fmt_size(s->bytes, v));
+	for (size_t n = 0; s->node_bytes && n < s->n_nodes && off < len; n++)
+		off += (size_t)snprintf(buf + off, len - off, "%s N%zu=%s", n ? "," : " (",
+					n, mc_fmt_size(s->node_bytes[n], v));
+	if (s->node_bytes && s->n_nodes && off < len)
+		snprintf(buf + off, len - off, ")");
+	return buf;
+}
+
 void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *title)
 {
 	FILE *f = ctx->out_f;
@@ -117,10 +141,22 @@ void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *t
 						    mc_fmt_size(s->new_raw, b));
 			if (l > vw)
 				vw = l;
+		} else if (s->kind == MC_STEP_RECLAIM &&
+			   strlen(mc_fmt_reclaim(s, val, sizeof(val))) > vw) {
+			vw = strlen(val);
 		}
 	}
-	fprintf(f, "%s %s: %zu change%s\n", title, plan->parent, mc_plan_n_changes(plan),
-		mc_plan_n_changes(plan) == 1 ? "" : "s");
+	{
+		size_t nr = 0;
+
+		for (size_t i = 0; i < plan->n; i++)
+			nr += plan->steps[i].kind == MC_STEP_RECLAIM;
+		fprintf(f, "%s %s: %zu change%s", title, plan->parent, mc_plan_n_changes(plan),
+			mc_plan_n_changes(plan) == 1 ? "" : "s");
+		if (nr)
+			fprintf(f, ", %zu reclaim%s", nr, nr == 1 ? "" : "s");
+		fputc('\n', f);
+	}
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct mc_step *s = &plan->steps[i];
 		const char *file = "";
@@ -133,6 +169,8 @@ void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *t
 				 mc_fmt_size(s->new_raw, b));
 		} else if (s->kind == MC_STEP_NOTE) {
 			file = mc_knob_info(s->knob)->name;
+		} else if (s->kind == MC_STEP_RECLAIM) {
+			mc_fmt_reclaim(s, val, sizeof(val));
 		}
 		fprintf(f, "  %-6s  %-*s  %-*s  %-*s  # %s\n", step_action(s), (int)gw, s->group,
 			(int)fw, file, (int)vw, val, s->reason);

@@ -95,3 +95,15 @@ void mc_diags_free(struct mc_diags *d)
 	d->n = 0;
 	d->cap = 0;
 }
+
+char *mc_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}

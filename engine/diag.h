@@ -41,4 +41,7 @@ int mc_diag_format(const struct mc_diag *d, char **ret);
 
 void mc_diags_free(struct mc_diags *d);
 
+/* vasprintf into a new string; NULL when out of memory. For messages and reasons. */
+char *mc_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -50,6 +50,7 @@ struct pnode {
 	bool wanted[K];
 	uint64_t final[K];
 	char *why[K];                     /* reason per knob that changes */
+	const char *policy_why[K];        /* set by a policy decision: its reason */
 };
 
 struct pstate {
@@ -279,18 +280,6 @@ static int local_violations(const struct pstate *st, const uint64_t *const *vals
 	return n;
 }
 
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
 
 static const char *fmt_size(uint64_t v, char buf[static 24])
 {
@@ -331,6 +320,26 @@ static int step_add(struct mc_plan *plan, const struct mc_step *tmpl)
 	return 0;
 }
 
+/* A policy's value replaces the profile's for that group and knob. */
+static void apply_settings(struct build *b, size_t idx, uint64_t page)
+{
+	const struct mc_decisions *d = b->o->decisions;
+	struct pnode *nd = &b->st.n[idx];
+
+	for (size_t i = 0; d && i < d->n_set; i++) {
+		const struct mc_setting *set = &d->set[i];
+		uint64_t v = set->value;
+
+		if (strcmp(set->group, nd->path) != 0)
+			continue;
+		if (v != MC_SIZE_MAX)
+			v -= v % page;
+		nd->want[set->knob] = v;
+		nd->wanted[set->knob] = true;
+		nd->policy_why[set->knob] = set->reason;
+	}
+}
+
 /*
  * Walks the profile's groups: creates nodes for new groups and resolves
  * every knob asked for into want[]. base is the effective limit the
@@ -340,8 +349,8 @@ static int resolve_group(struct build *b, const struct mc_group_spec *g, const c
 			 const char *pkey, uint64_t base)
 {
 	struct pstate *st = &b->st;
-	char *path = *ppath ? xasprintf("%s/%s", ppath, g->name) : strdup(g->name);
-	char *key = xasprintf("%s.%s", pkey, g->name);
+	char *path = *ppath ? mc_asprintf("%s/%s", ppath, g->name) : strdup(g->name);
+	char *key = mc_asprintf("%s.%s", pkey, g->name);
 	uint64_t page = st->caps->page_size ? st->caps->page_size : 4096;
 	uint64_t eff;
 	size_t idx;
@@ -354,7 +363,7 @@ static int resolve_group(struct build *b, const struct mc_group_spec *g, const c
 	idx = node_find(st, path);
 	if (idx == NO_NODE || !st->n[idx].exists) {
 		if (!b->o->create) {
-			char *m = xasprintf("group '%s' does not exist", path);
+			char *m = mc_asprintf("group '%s' does not exist", path);
 
 			r = m ? add_diag(b, &g->pos, key, m) : -ENOMEM;
 			free(m);
@@ -379,7 +388,7 @@ static int resolve_group(struct build *b, const struct mc_group_spec *g, const c
 			continue;
 		r = mc_size_resolve(sz, base, &v);
 		if (r < 0) {
-			char *m = xasprintf("%s: cannot resolve %s against an unlimited parent",
+			char *m = mc_asprintf("%s: cannot resolve %s against an unlimited parent",
 					    mc_knob_info(k)->name,
 					    sz->kind == MC_SIZE_PERCENT ? "a percentage" : "the size");
 
@@ -394,6 +403,7 @@ static int resolve_group(struct build *b, const struct mc_group_spec *g, const c
 		st->n[idx].want[k] = v;
 		st->n[idx].wanted[k] = true;
 	}
+	apply_settings(b, idx, page);
 
 	eff = base;
 	if (st->n[idx].wanted[MC_KNOB_MAX] && st->n[idx].want[MC_KNOB_MAX] < eff)
@@ -424,14 +434,16 @@ static int finalize_node(struct build *b, size_t i)
 		if (!nd->wanted[k] || (k == MC_KNOB_SWAP && caps->ver == MC_CGV1))
 			continue;
 		nd->final[k] = nd->want[k];
-		if (sz->kind == MC_SIZE_PERCENT) {
+		if (nd->policy_why[k]) {
+			nd->why[k] = mc_asprintf("policy: %s", nd->policy_why[k]);
+		} else if (sz->kind == MC_SIZE_PERCENT) {
 			char spec[24];
 
 			mc_size_format_spec(sz, spec, sizeof(spec));
-			nd->why[k] = xasprintf("profile: %s %s of the parent's effective limit = %s",
+			nd->why[k] = mc_asprintf("profile: %s %s of the parent's effective limit = %s",
 					       mc_knob_info(k)->name, spec, fmt_size(nd->want[k], s1));
 		} else {
-			nd->why[k] = xasprintf("profile: %s %s", mc_knob_info(k)->name,
+			nd->why[k] = mc_asprintf("profile: %s %s", mc_knob_info(k)->name,
 					       fmt_size(nd->want[k], s1));
 		}
 		if (!nd->why[k])
@@ -453,7 +465,7 @@ static int finalize_node(struct build *b, size_t i)
 				memsw = MC_SIZE_MAX;
 			else
 				memsw = max + swap;
-			nd->why[MC_KNOB_SWAP] = xasprintf(
+			nd->why[MC_KNOB_SWAP] = mc_asprintf(
 				"profile: swap_max %s; cgroup v1 limits memory+swap: max %s + swap = %s",
 				fmt_size(swap, s1), fmt_size(max, s2), fmt_size(memsw, s3));
 		} else {
@@ -464,7 +476,7 @@ static int finalize_node(struct build *b, size_t i)
 			else
 				memsw = max + (oldsw - oldmax);
 			if (memsw != oldsw)
-				nd->why[MC_KNOB_SWAP] = xasprintf(
+				nd->why[MC_KNOB_SWAP] = mc_asprintf(
 					"keeps the group's swap allowance %s above the new max %s (cgroup v1 limits memory+swap)",
 					fmt_size(oldsw - oldmax, s1), fmt_size(max, s2));
 		}
@@ -495,15 +507,15 @@ static void report_violation(void *vctx, size_t lo_node, enum mc_knob lo, size_t
 	if (pos && pos->line == 0 && h->spec)
 		pos = &h->spec->knob_pos[hi];
 	if (lo_node == hi_node && lo == MC_KNOB_MAX && hi == MC_KNOB_SWAP)
-		m = xasprintf("max %s exceeds the group's memory+swap limit %s; set swap_max",
+		m = mc_asprintf("max %s exceeds the group's memory+swap limit %s; set swap_max",
 			      fmt_size(l->final[lo], s1), fmt_size(h->final[hi], s2));
 	else if (lo_node == hi_node)
-		m = xasprintf("%s %s%s is above %s %s%s", mc_knob_info(lo)->name,
+		m = mc_asprintf("%s %s%s is above %s %s%s", mc_knob_info(lo)->name,
 			      fmt_size(l->final[lo], s1), l->wanted[lo] ? "" : " (live value)",
 			      mc_knob_info(hi)->name, fmt_size(h->final[hi], s2),
 			      h->wanted[hi] ? "" : " (live value)");
 	else
-		m = xasprintf("max %s is above the max %s of its parent '%s'%s",
+		m = mc_asprintf("max %s is above the max %s of its parent '%s'%s",
 			      fmt_size(l->final[lo], s1), fmt_size(h->final[hi], s2),
 			      *h->path ? h->path : b->s->parent, h->wanted[hi] ? "" : " (live value)");
 	if (!m) {
@@ -546,6 +558,20 @@ static int check_final(struct build *b)
 	return ctx.r;
 }
 
+/*
+ * What becomes of a knob the host has no file for: the policies of memctl
+ * run carry out high (by reclaiming above it) and a stock v2 soft limit
+ * (with memory.low and ordered reclaim); the rest is reported only.
+ */
+static const char *const missing_means[K] = {
+	[MC_KNOB_MAX] = "not applied",
+	[MC_KNOB_HIGH] = "memctl run emulates it by reclaiming above it",
+	[MC_KNOB_LOW] = "not applied (protect: active guards working sets instead)",
+	[MC_KNOB_MIN] = "not applied (protect: active guards working sets instead)",
+	[MC_KNOB_SOFT] = "memctl run emulates it with memory.low and reclaims groups above it first",
+	[MC_KNOB_SWAP] = "not applied (no swap accounting)",
+};
+
 static int add_notes(struct build *b, size_t i)
 {
 	struct pnode *nd = &b->st.n[i];
@@ -559,9 +585,9 @@ static int add_notes(struct build *b, size_t i)
 		if (!nd->wanted[k] || caps->file[k])
 			continue;
 		step.group = strdup(nd->path);
-		step.reason = xasprintf("%s %s not applied: this host has no file for it (cgroup v%d%s)",
+		step.reason = mc_asprintf("%s %s: no file for it on this host (cgroup v%d%s): %s",
 					mc_knob_info(k)->name, fmt_size(nd->want[k], s1), caps->ver,
-					caps->patched ? "" : ", no memctl kernel patch");
+					caps->patched ? "" : ", no memctl kernel patch", missing_means[k]);
 		if (!step.group || !step.reason || (r = step_add(b->plan, &step)) < 0) {
 			free(step.group);
 			free(step.reason);
@@ -665,6 +691,38 @@ static int order_writes(struct build *b)
 	return r;
 }
 
+/* Reclaims come after the writes: they act on the limits just set. */
+static int add_reclaims(struct build *b)
+{
+	const struct mc_decisions *d = b->o->decisions;
+
+	for (size_t i = 0; d && i < d->n_reclaim; i++) {
+		const struct mc_reclaim *rc = &d->reclaim[i];
+		struct mc_step step = {
+			.kind = MC_STEP_RECLAIM,
+			.bytes = rc->bytes,
+			.n_nodes = rc->node_bytes ? rc->n_nodes : 0,
+		};
+
+		step.group = strdup(rc->group);
+		step.reason = strdup(rc->reason ? rc->reason : "policy");
+		if (step.n_nodes) {
+			step.node_bytes = malloc(step.n_nodes * sizeof(*step.node_bytes));
+			if (step.node_bytes)
+				memcpy(step.node_bytes, rc->node_bytes,
+				       step.n_nodes * sizeof(*step.node_bytes));
+		}
+		if (!step.group || !step.reason || (step.n_nodes && !step.node_bytes) ||
+		    step_add(b->plan, &step) < 0) {
+			free(step.group);
+			free(step.reason);
+			free(step.node_bytes);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 int mc_plan_build(const struct mc_profile *p, const struct mc_snapshot *s,
 		  const struct mc_caps *caps, const struct mc_plan_opts *o,
 		  struct mc_plan *ret, struct mc_diags *diags)
@@ -728,6 +786,8 @@ int mc_plan_build(const struct mc_profile *p, const struct mc_snapshot *s,
 			goto fail;
 	if ((r = order_writes(&b)) < 0)
 		goto fail;
+	if ((r = add_reclaims(&b)) < 0)
+		goto fail;
 
 	pstate_free(&b.st);
 	*ret = plan;
@@ -743,7 +803,7 @@ size_t mc_plan_n_changes(const struct mc_plan *plan)
 	size_t n = 0;
 
 	for (size_t i = 0; i < plan->n; i++)
-		if (plan->steps[i].kind != MC_STEP_NOTE)
+		if (plan->steps[i].kind == MC_STEP_MKDIR || plan->steps[i].kind == MC_STEP_WRITE)
 			n++;
 	return n;
 }
@@ -806,6 +866,7 @@ void mc_plan_free(struct mc_plan *plan)
 	for (size_t i = 0; i < plan->n; i++) {
 		free(plan->steps[i].group);
 		free(plan->steps[i].reason);
+		free(plan->steps[i].node_bytes);
 	}
 	free(plan->steps);
 	free(plan->parent);

@@ -7,6 +7,7 @@
 
 #include "diag.h"
 #include "knob.h"
+#include "policy.h"
 #include "profile.h"
 #include "snapshot.h"
 
@@ -20,6 +21,7 @@ enum mc_step_kind {
 	MC_STEP_MKDIR,   /* create group */
 	MC_STEP_WRITE,   /* write a knob file */
 	MC_STEP_NOTE,    /* a setting this host cannot carry out: shown, not executed */
+	MC_STEP_RECLAIM, /* reclaim bytes from a group (a policy decision; not journaled) */
 };
 
 struct mc_step {
@@ -31,6 +33,9 @@ struct mc_step {
 	bool old_valid;       /* false when the group is new */
 	uint64_t new_raw;     /* WRITE: value to write */
 	uint64_t want;        /* WRITE, NOTE: the abstract value asked for */
+	uint64_t bytes;       /* RECLAIM: how much */
+	uint64_t *node_bytes; /* RECLAIM: per NUMA node, or NULL */
+	size_t n_nodes;
 	char *reason;
 };
 
@@ -44,6 +49,12 @@ struct mc_plan {
 /* Options that change what a plan may do. */
 struct mc_plan_opts {
 	bool create;          /* may create missing groups (apply: yes; set: no) */
+	/*
+	 * Policy decisions for this interval (may be NULL): their settings
+	 * take the place of the profile's value for that group and knob, and
+	 * their reclaims are appended as RECLAIM steps after the writes.
+	 */
+	const struct mc_decisions *decisions;
 };
 
 /*
@@ -69,7 +80,7 @@ int mc_plan_build(const struct mc_profile *p, const struct mc_snapshot *s,
 		  const struct mc_caps *caps, const struct mc_plan_opts *o,
 		  struct mc_plan *ret, struct mc_diags *diags);
 
-/* Number of executable steps (MKDIR and WRITE). */
+/* Number of steps the transaction executes (MKDIR and WRITE). */
 size_t mc_plan_n_changes(const struct mc_plan *plan);
 
 /*

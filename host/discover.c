@@ -431,8 +431,8 @@ static const struct knob_how knob_hows[] = {
 	{ MC_CGV1, MC_KNOB_MAX, true, MC_MECH_NATIVE, "memory.limit_in_bytes" },
 	{ MC_CGV1, MC_KNOB_MAX, false, MC_MECH_MISSING,
 	  "no memory.limit_in_bytes in the memory hierarchy" },
-	{ MC_CGV1, MC_KNOB_HIGH, false, MC_MECH_MISSING,
-	  "no memory.high on cgroup v1: not applied (emulation by proactive reclaim is not built yet)" },
+	{ MC_CGV1, MC_KNOB_HIGH, false, MC_MECH_EMULATED,
+	  "no memory.high on cgroup v1: memctl run reclaims the excess above it each interval" },
 	{ MC_CGV1, MC_KNOB_LOW, false, MC_MECH_MISSING,
 	  "cgroup v1 has no memory.low: not applied" },
 	{ MC_CGV1, MC_KNOB_MIN, false, MC_MECH_MISSING,
@@ -447,8 +447,8 @@ static const struct knob_how knob_hows[] = {
 	{ MC_CGV2, MC_KNOB_MAX, true, MC_MECH_NATIVE, "memory.max" },
 	{ MC_CGV2, MC_KNOB_MAX, false, MC_MECH_MISSING, "no memory.max in the memory hierarchy" },
 	{ MC_CGV2, MC_KNOB_HIGH, true, MC_MECH_NATIVE, "memory.high" },
-	{ MC_CGV2, MC_KNOB_HIGH, false, MC_MECH_MISSING,
-	  "no memory.high on this kernel: not applied" },
+	{ MC_CGV2, MC_KNOB_HIGH, false, MC_MECH_EMULATED,
+	  "no memory.high on this kernel: memctl run reclaims the excess above it each interval" },
 	{ MC_CGV2, MC_KNOB_LOW, true, MC_MECH_NATIVE, "memory.low" },
 	{ MC_CGV2, MC_KNOB_LOW, false, MC_MECH_MISSING,
 	  "no memory.low on this kernel: not applied" },
@@ -456,8 +456,8 @@ static const struct knob_how knob_hows[] = {
 	{ MC_CGV2, MC_KNOB_MIN, false, MC_MECH_MISSING, "no memory.min on this kernel" },
 	{ MC_CGV2, MC_KNOB_SOFT, true, MC_MECH_NATIVE,
 	  "memory.soft_limit (memctl kernel patch: the kernel reclaims groups above it first)" },
-	{ MC_CGV2, MC_KNOB_SOFT, false, MC_MECH_MISSING,
-	  "no memory.soft_limit (memctl kernel patch absent): not applied (emulation with memory.low is not built yet)" },
+	{ MC_CGV2, MC_KNOB_SOFT, false, MC_MECH_EMULATED,
+	  "no memory.soft_limit (memctl kernel patch absent): memctl run sets memory.low up to it and reclaims groups above it first" },
 	{ MC_CGV2, MC_KNOB_SWAP, true, MC_MECH_NATIVE, "memory.swap.max" },
 	{ MC_CGV2, MC_KNOB_SWAP, false, MC_MECH_MISSING,
 	  "no memory.swap.max: swap accounting is off" },
@@ -534,11 +534,11 @@ static int detect_knobs(struct mc_host *h)
 	return 0;
 }
 
-/* MemTotal of /proc/meminfo, in bytes. */
-static int read_mem_total(uint64_t *ret)
+/* MemTotal and SwapTotal of /proc/meminfo, in bytes. */
+static int read_mem_total(uint64_t *ret, uint64_t *ret_swap)
 {
-	char *text, *p;
-	unsigned long long kb;
+	char *text, *p, *q;
+	unsigned long long kb, swkb = 0;
 	int r;
 
 	r = read_small_file("/proc/meminfo", &text, NULL);
@@ -546,8 +546,13 @@ static int read_mem_total(uint64_t *ret)
 		return r;
 	p = strstr(text, "MemTotal:");
 	r = p && sscanf(p, "MemTotal: %llu kB", &kb) == 1 ? 0 : -EINVAL;
-	if (r == 0)
+	q = strstr(text, "SwapTotal:");
+	if (q && sscanf(q, "SwapTotal: %llu kB", &swkb) != 1)
+		swkb = 0;
+	if (r == 0) {
 		*ret = (uint64_t)kb * 1024;
+		*ret_swap = (uint64_t)swkb * 1024;
+	}
 	free(text);
 	return r;
 }
@@ -600,7 +605,7 @@ int mc_host_open(const struct mc_host_opts *o, struct mc_host **ret)
 		goto fail;
 	pg = sysconf(_SC_PAGESIZE);
 	h->caps.page_size = pg > 0 ? (uint64_t)pg : 4096;
-	r = read_mem_total(&h->caps.mem_total);
+	r = read_mem_total(&h->caps.mem_total, &h->st.swap_total);
 	if (r < 0)
 		goto fail;
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);

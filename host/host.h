@@ -63,6 +63,7 @@ struct mc_host_status {
 	} knob[MC_KNOB__COUNT];
 	int cpus_online;
 	int numa_nodes;
+	uint64_t swap_total;          /* bytes of swap (SwapTotal) */
 };
 
 struct mc_host;
@@ -107,6 +108,21 @@ int mc_host_read_knob(struct mc_host *h, const char *group, enum mc_knob k, uint
  */
 int mc_host_write_knob(struct mc_host *h, const char *group, enum mc_knob k, uint64_t raw,
 		       uint64_t *ret_readback);
+
+/*
+ * Thread-safe helpers for reclaimers running in parallel (reclaim.c): they
+ * share no buffer with the rest of the layer and do not count as writes for
+ * the failure injection.
+ *   read_value: one number from file in group (a knob file, usage...).
+ *   read_usage: memory.usage_in_bytes (v1) or memory.current (v2).
+ *   write_knob_ts: like mc_host_write_knob, with read-back (-EIO).
+ *   reclaim_v2: writes "BYTES [nodes=NODE]" to memory.reclaim (node < 0:
+ *   any node); -EAGAIN when the kernel could not reclaim that much.
+ */
+int mc_host_read_value(struct mc_host *h, const char *group, const char *file, uint64_t *ret);
+int mc_host_read_usage(struct mc_host *h, const char *group, uint64_t *ret);
+int mc_host_write_knob_ts(struct mc_host *h, const char *group, enum mc_knob k, uint64_t raw);
+int mc_host_reclaim_v2(struct mc_host *h, const char *group, uint64_t bytes, int node);
 
 /* Creates / removes a group directory. mkdir: -EEXIST when it exists. */
 int mc_host_mkdir(struct mc_host *h, const char *group);

@@ -17,6 +17,7 @@
  * that already holds its old value, so it is correct wherever the apply was
  * interrupted, and can be run again if it is itself interrupted.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -30,7 +31,7 @@
 #include "txn.h"
 
 #define JOURNAL "journal"
-#define JOURNAL_TMP "journal.tmp"
+#define RECLAIM_JOURNAL_PREFIX "reclaim."
 #define LOCKFILE "lock"
 
 struct mc_lock {
@@ -116,16 +117,26 @@ void mc_lock_release(struct mc_lock *l)
 	free(l);
 }
 
+/* Whether name is a journal: the apply's, or a v1 reclaim slot's. */
+static bool is_journal_name(const char *name)
+{
+	return strcmp(name, JOURNAL) == 0 ||
+	       (strncmp(name, RECLAIM_JOURNAL_PREFIX, strlen(RECLAIM_JOURNAL_PREFIX)) == 0 &&
+		!strstr(name, ".tmp"));
+}
+
 bool mc_journal_exists(const char *state_dir)
 {
-	char *p;
-	bool r;
+	struct dirent *de;
+	bool found = false;
+	DIR *d = opendir(state_dir);
 
-	if (asprintf(&p, "%s/" JOURNAL, state_dir) < 0)
+	if (!d)
 		return false;
-	r = access(p, F_OK) == 0;
-	free(p);
-	return r;
+	while (!found && (de = readdir(d)))
+		found = is_journal_name(de->d_name);
+	closedir(d);
+	return found;
 }
 
 static void fmt_raw(uint64_t v, char buf[static 24])
@@ -149,13 +160,14 @@ static int parse_raw(const char *s, uint64_t *ret)
 	return errno || end == s || *end ? -EINVAL : 0;
 }
 
-static int journal_write(struct mc_lock *l, const struct mc_plan *plan)
+static int journal_write(struct mc_lock *l, const char *name, const struct mc_plan *plan)
 {
-	char old[24], new[24];
+	char old[24], new[24], tmp[64];
 	FILE *f;
 	int fd, r = 0;
 
-	fd = openat(l->dirfd, JOURNAL_TMP, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", name);
+	fd = openat(l->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	f = fdopen(fd, "w");
@@ -169,7 +181,7 @@ static int journal_write(struct mc_lock *l, const struct mc_plan *plan)
 		const struct mc_step *s = &plan->steps[i];
 		char *abs;
 
-		if (s->kind == MC_STEP_NOTE)
+		if (s->kind != MC_STEP_MKDIR && s->kind != MC_STEP_WRITE)
 			continue;
 		if ((r = mc_path_join(plan->parent, s->group, &abs)) < 0)
 			break;
@@ -188,18 +200,18 @@ static int journal_write(struct mc_lock *l, const struct mc_plan *plan)
 		r = r ? r : -errno;
 	if (fclose(f) != 0)
 		r = r ? r : -errno;
-	if (r == 0 && renameat(l->dirfd, JOURNAL_TMP, l->dirfd, JOURNAL) < 0)
+	if (r == 0 && renameat(l->dirfd, tmp, l->dirfd, name) < 0)
 		r = -errno;
 	if (r == 0 && fsync(l->dirfd) < 0)
 		r = -errno;
 	if (r < 0)
-		unlinkat(l->dirfd, JOURNAL_TMP, 0);
+		unlinkat(l->dirfd, tmp, 0);
 	return r;
 }
 
-static int journal_remove(struct mc_lock *l)
+static int journal_remove(struct mc_lock *l, const char *name)
 {
-	if (unlinkat(l->dirfd, JOURNAL, 0) < 0 && errno != ENOENT)
+	if (unlinkat(l->dirfd, name, 0) < 0 && errno != ENOENT)
 		return -errno;
 	return fsync(l->dirfd) < 0 ? -errno : 0;
 }
@@ -223,7 +235,7 @@ static void undo(struct mc_host *h, const struct mc_plan *plan, size_t upto,
 		char *abs;
 		int r;
 
-		if (s->kind == MC_STEP_NOTE)
+		if (s->kind != MC_STEP_MKDIR && s->kind != MC_STEP_WRITE)
 			continue;
 		if (mc_path_join(plan->parent, s->group, &abs) < 0) {
 			note_rollback_error(res, -ENOMEM, "undo", s->group);
@@ -253,14 +265,14 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const char *state_dir,
 		return 0;
 	if (mc_journal_exists(state_dir))
 		return -EALREADY;
-	if ((r = journal_write(l, plan)) < 0)
+	if ((r = journal_write(l, JOURNAL, plan)) < 0)
 		return r;
 
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct mc_step *s = &plan->steps[i];
 		char *abs;
 
-		if (s->kind == MC_STEP_NOTE)
+		if (s->kind != MC_STEP_MKDIR && s->kind != MC_STEP_WRITE)
 			continue;
 		if ((r = mc_path_join(plan->parent, s->group, &abs)) < 0)
 			goto failed;
@@ -276,12 +288,12 @@ failed:
 			/* A write that read back differently did change the file: undo it too. */
 			undo(h, plan, r == -EIO ? i + 1 : i, res);
 			if (res->rolled_back)
-				journal_remove(l);
+				journal_remove(l, JOURNAL);
 			return r;
 		}
 		res->done++;
 	}
-	return journal_remove(l);
+	return journal_remove(l, JOURNAL);
 }
 
 struct jrec {
@@ -299,7 +311,8 @@ static void jrecs_free(struct jrec *v, size_t n)
 	free(v);
 }
 
-static int journal_read(struct mc_lock *l, struct jrec **ret, size_t *ret_n, bool *ret_complete)
+static int journal_read(struct mc_lock *l, const char *name, struct jrec **ret, size_t *ret_n,
+			bool *ret_complete)
 {
 	struct jrec *v = NULL;
 	size_t n = 0;
@@ -309,7 +322,7 @@ static int journal_read(struct mc_lock *l, struct jrec **ret, size_t *ret_n, boo
 	FILE *f;
 	int fd, r = 0, lineno = 0;
 
-	fd = openat(l->dirfd, JOURNAL, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(l->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	f = fdopen(fd, "r");
@@ -384,27 +397,22 @@ static int journal_read(struct mc_lock *l, struct jrec **ret, size_t *ret_n, boo
 	return 0;
 }
 
-int mc_txn_rollback(struct mc_host *h, struct mc_lock *l, const char *state_dir,
-		    bool *ret_found, size_t *ret_restored, struct mc_txn_result *res)
+/* Replays one journal backwards. Returns 0 (journal removed) or -errno. */
+static int rollback_one(struct mc_host *h, struct mc_lock *l, const char *name,
+			size_t *restored, struct mc_txn_result *res)
 {
 	struct jrec *v = NULL;
-	size_t n = 0, restored = 0;
+	size_t n = 0;
 	bool complete = false;
 	int r;
 
-	memset(res, 0, sizeof(*res));
-	*ret_found = false;
-	*ret_restored = 0;
-	r = journal_read(l, &v, &n, &complete);
-	if (r == -ENOENT)
-		return 0;
+	r = journal_read(l, name, &v, &n, &complete);
 	if (r < 0)
 		return r;
-	*ret_found = true;
 	if (!complete) {
 		/* It was being written when memctl died: no host write had started. */
 		jrecs_free(v, n);
-		return journal_remove(l);
+		return journal_remove(l, name);
 	}
 	for (size_t i = n; i-- > 0;) {
 		struct jrec *j = &v[i];
@@ -417,7 +425,7 @@ int mc_txn_rollback(struct mc_host *h, struct mc_lock *l, const char *state_dir,
 			if (r < 0 && r != -ENOENT)
 				note_rollback_error(res, r, "removing the group created", j->path);
 			else
-				restored++;
+				(*restored)++;
 			continue;
 		}
 		if (!j->old_valid)
@@ -430,14 +438,95 @@ int mc_txn_rollback(struct mc_host *h, struct mc_lock *l, const char *state_dir,
 		if (r < 0)
 			note_rollback_error(res, r, mc_knob_info(j->knob)->name, j->path);
 		else
-			restored++;
+			(*restored)++;
 	}
 	jrecs_free(v, n);
-	*ret_restored = restored;
-	res->rolled_back = res->rollback_err == 0;
 	if (res->rollback_err)
 		return res->rollback_err;
-	return journal_remove(l);
+	return journal_remove(l, name);
+}
+
+int mc_txn_rollback(struct mc_host *h, struct mc_lock *l, const char *state_dir,
+		    bool *ret_found, size_t *ret_restored, struct mc_txn_result *res)
+{
+	size_t restored = 0;
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0;
+	DIR *d;
+	int r = 0;
+
+	memset(res, 0, sizeof(*res));
+	*ret_found = false;
+	*ret_restored = 0;
+	d = opendir(state_dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		char **nv;
+
+		if (!is_journal_name(de->d_name))
+			continue;
+		nv = realloc(names, (n + 1) * sizeof(*nv));
+		if (!nv || !(nv[n] = strdup(de->d_name))) {
+			names = nv ? nv : names;
+			r = -ENOMEM;
+			break;
+		}
+		names = nv;
+		n++;
+	}
+	closedir(d);
+	/* The apply's journal and v1 reclaim slots touch different files: any order. */
+	for (size_t i = 0; i < n && r == 0; i++) {
+		*ret_found = true;
+		r = rollback_one(h, l, names[i], &restored, res);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	*ret_restored = restored;
+	res->rolled_back = r == 0;
+	return r;
+}
+
+int mc_txn_reclaim_v1(struct mc_host *h, struct mc_lock *l, unsigned slot, const char *group,
+		      uint64_t bytes, uint64_t *ret_reclaimed)
+{
+	struct mc_step step = { .kind = MC_STEP_WRITE, .knob = MC_KNOB_MAX, .old_valid = true };
+	struct mc_plan plan = { .parent = (char *)"/", .steps = &step, .n = 1 };
+	uint64_t usage, after, page = mc_host_caps(h)->page_size;
+	char name[32];
+	int r, r2;
+
+	*ret_reclaimed = 0;
+	r = mc_host_read_usage(h, group, &usage);
+	if (r == 0)
+		r = mc_host_read_value(h, group, mc_host_caps(h)->file[MC_KNOB_MAX], &step.old_raw);
+	if (r < 0)
+		return r;
+	if (bytes >= usage)
+		bytes = usage;
+	step.new_raw = usage - bytes;
+	step.new_raw -= step.new_raw % (page ? page : 4096);
+	if (step.new_raw >= step.old_raw)
+		return 0;	/* already below the limit the reclaim would set */
+	step.group = (char *)group;
+	snprintf(name, sizeof(name), RECLAIM_JOURNAL_PREFIX "%u", slot);
+	if ((r = journal_write(l, name, &plan)) < 0)
+		return r;
+	/*
+	 * The kernel reclaims down to the new limit, or gives up with EBUSY
+	 * rather than OOM-killing: either way the old limit goes back.
+	 */
+	r = mc_host_write_knob_ts(h, group, MC_KNOB_MAX, step.new_raw);
+	r2 = mc_host_write_knob_ts(h, group, MC_KNOB_MAX, step.old_raw);
+	if (r2 < 0)
+		return r2;	/* the journal stays: memctl rollback restores it */
+	if (mc_host_read_usage(h, group, &after) == 0 && after < usage)
+		*ret_reclaimed = usage - after;
+	journal_remove(l, name);
+	return r;
 }
 
 void mc_txn_result_release(struct mc_txn_result *res)

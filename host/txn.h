@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "host.h"
 #include "plan.h"
@@ -41,7 +42,10 @@ struct mc_lock;
 int mc_lock_take(const char *state_dir, bool wait, struct mc_lock **ret, int *ret_holder);
 void mc_lock_release(struct mc_lock *l);
 
-/* True when state_dir holds a journal from an apply that did not finish. */
+/*
+ * True when state_dir holds a journal from an apply (or a v1 reclaim) that
+ * did not finish.
+ */
 bool mc_journal_exists(const char *state_dir);
 
 /*
@@ -61,6 +65,37 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const char *state_dir,
 int mc_txn_rollback(struct mc_host *h, struct mc_lock *l, const char *state_dir,
 		    bool *ret_found, size_t *ret_restored, struct mc_txn_result *res);
 
+/*
+ * Reclaims bytes from group on cgroup v1, which has no memory.reclaim: the
+ * limit is lowered to usage - bytes, which makes the kernel reclaim (or
+ * answer EBUSY instead of OOM-killing when it cannot), then restored. The
+ * old limit is journaled in STATE_DIR/reclaim.SLOT first, so a memctl killed
+ * in between leaves a journal that memctl rollback restores. One slot per
+ * concurrent reclaimer; thread-safe for distinct slots. Returns 0 or -errno
+ * (-EBUSY: the kernel could not reclaim that much), with what was actually
+ * reclaimed in *ret_reclaimed.
+ */
+int mc_txn_reclaim_v1(struct mc_host *h, struct mc_lock *l, unsigned slot, const char *group,
+		      uint64_t bytes, uint64_t *ret_reclaimed);
+
 void mc_txn_result_release(struct mc_txn_result *res);
+
+/* reclaim.concurrency is capped here (also the profile's bound). */
+#define MC_RECLAIM_CONCURRENCY_MAX 1024
+
+struct mc_reclaim_result {
+	int err;              /* 0, or -errno (-EBUSY/-EAGAIN: less than asked) */
+	uint64_t reclaimed;   /* bytes the group's usage dropped by */
+};
+
+/*
+ * Executes plan's RECLAIM steps with at most concurrency in flight (v1:
+ * mc_txn_reclaim_v1, one journal slot per worker; v2: memory.reclaim, per
+ * node with nodes= when the memctl kernel patch is present). ret has one
+ * entry per plan step (only RECLAIM entries are filled). *ret_peak gets the
+ * most reclaims that were in flight at once. Call with the lock held.
+ */
+int mc_reclaims_run(struct mc_host *h, struct mc_lock *l, const struct mc_plan *plan,
+		    unsigned concurrency, struct mc_reclaim_result *ret, unsigned *ret_peak);
 
 #endif

@@ -179,8 +179,8 @@ static void test_discovery(struct mc_host *h)
 	tap_eq_str(c->file[MC_KNOB_SWAP], "memory.swap.max", "swap file");
 	tap_eq_str(c->file[MC_KNOB_SOFT], NULL, "no soft limit file on a stock v2 kernel");
 	tap_check(!c->patched && !st->patched && st->n_patch_files == 0, "not patched");
-	/* Missing until the policy engine emulates it with memory.low. */
-	tap_eq_int(st->knob[MC_KNOB_SOFT].mech, MC_MECH_MISSING, "soft limit is missing on stock v2");
+	/* memctl run emulates it with memory.low and ordered reclaim. */
+	tap_eq_int(st->knob[MC_KNOB_SOFT].mech, MC_MECH_EMULATED, "soft limit is emulated on stock v2");
 	tap_check(strstr(st->knob[MC_KNOB_SOFT].how, "kernel patch absent") != NULL,
 		  "soft limit: says the kernel patch is absent");
 	tap_eq_int(st->knob[MC_KNOB_MAX].mech, MC_MECH_NATIVE, "max is native");
@@ -487,8 +487,8 @@ static void test_patched(void)
 	h = open_fake(0);
 	tap_eq_int(mc_host_caps(h)->ver, MC_CGV1, "no cgroup.controllers: version 1");
 	tap_check(mc_host_caps(h)->file[MC_KNOB_MAX] == NULL, "v1 tree without limit_in_bytes");
-	tap_eq_int(mc_host_status(h)->knob[MC_KNOB_HIGH].mech, MC_MECH_MISSING,
-		   "v1: high is missing (not emulated yet)");
+	tap_eq_int(mc_host_status(h)->knob[MC_KNOB_HIGH].mech, MC_MECH_EMULATED,
+		   "v1: high is emulated by memctl run");
 	mc_host_free(h);
 	put("cgroup.controllers", "cpu io memory pids\n");
 }

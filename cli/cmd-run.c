@@ -1,0 +1,273 @@
+/*
+ * memctl run PROFILE: apply, then keep the profile and the policies right
+ * every interval, logging one line per decision.
+ *
+ * Signals are blocked and taken synchronously with sigtimedwait() while
+ * waiting for the next period: no handler runs in the middle of an
+ * iteration, SIGHUP reloads between iterations, SIGTERM/SIGINT end the loop
+ * after the current one. The period is kept against CLOCK_MONOTONIC
+ * deadlines, so a slow iteration shortens the next wait instead of
+ * shifting every later one.
+ *
+ * Nothing recoverable ends the loop: a busy lock, a failed write (rolled
+ * back), a vanished group or parent are logged and the next interval tries
+ * again. A broken profile on SIGHUP is reported and the old one kept.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+struct run {
+	struct mc_ctx *ctx;
+	bool journal;          /* stderr is journald's: "<N>" priority prefixes */
+	char **seen;           /* notes already logged (once per cause) */
+	size_t n_seen;
+	unsigned long iteration;
+	unsigned reclaims;     /* this interval */
+	unsigned peak;         /* most reclaims in flight at once, this interval */
+};
+
+static struct run *the_run;   /* for the plan callbacks, which take only ctx */
+
+/* Logs one line at a syslog priority (3 err, 4 warning, 6 info). */
+static void run_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void run_log(int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (the_run && the_run->journal)
+		fprintf(stderr, "<%d>", prio);
+	else
+		fputs("memctl run: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* True the first time a note is seen: notes repeat every interval. */
+static bool first_time(struct run *r, const char *note)
+{
+	char **v;
+
+	for (size_t i = 0; i < r->n_seen; i++)
+		if (strcmp(r->seen[i], note) == 0)
+			return false;
+	v = realloc(r->seen, (r->n_seen + 1) * sizeof(*v));
+	if (!v)
+		return true;
+	r->seen = v;
+	r->seen[r->n_seen] = strdup(note);
+	if (r->seen[r->n_seen])
+		r->n_seen++;
+	return true;
+}
+
+static void on_notes(struct mc_ctx *ctx, const struct mc_decisions *dec,
+		     const struct mc_diags *diags)
+{
+	for (size_t i = 0; i < dec->n_notes; i++)
+		if (first_time(the_run, dec->notes[i]))
+			run_log(5, "note: %s", dec->notes[i]);
+	for (size_t i = 0; i < diags->n; i++) {
+		char *s;
+
+		if (mc_diag_format(&diags->v[i], &s) == 0) {
+			if (first_time(the_run, s))
+				run_log(4, "%s", s);
+			free(s);
+		}
+	}
+}
+
+static void on_step(struct mc_ctx *ctx, const struct mc_step *s)
+{
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (s->kind == MC_STEP_RECLAIM)
+		return;	/* logged with its outcome */
+	if (s->kind == MC_STEP_NOTE && !first_time(the_run, s->reason))
+		return;
+	f = open_memstream(&line, &len);
+	if (!f)
+		return;
+	mc_print_step(f, "", s, true);
+	fclose(f);
+	if (len && line[len - 1] == '\n')
+		line[len - 1] = '\0';
+	run_log(s->kind == MC_STEP_NOTE ? 5 : 6, "%s", line);
+	free(line);
+}
+
+static void on_reclaim(struct mc_ctx *ctx, const struct mc_step *s, int err, uint64_t got)
+{
+	char a[24], b[24], v[128];
+
+	the_run->reclaims++;
+	if (err < 0)
+		run_log(4, "%s: reclaim %s: %s (got %s): %s", s->group,
+			mc_fmt_reclaim(s, v, sizeof(v)), mc_strerror(err), mc_fmt_size(got, a), s->reason);
+	else
+		run_log(6, "%s: reclaim %s: got %s: %s", s->group, mc_fmt_reclaim(s, v, sizeof(v)),
+			mc_fmt_size(got, b), s->reason);
+}
+
+static void on_dry_step(struct mc_ctx *ctx, const struct mc_step *s)
+{
+	char v[128];
+
+	if (s->kind == MC_STEP_RECLAIM)
+		run_log(6, "%s: would reclaim %s: %s", s->group, mc_fmt_reclaim(s, v, sizeof(v)),
+			s->reason);
+	else
+		on_step(ctx, s);
+}
+
+static void deadline_add(struct timespec *t, uint64_t ms)
+{
+	t->tv_sec += (time_t)(ms / 1000);
+	t->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
+/* Waits until deadline for a signal. Returns the signal, or 0 at the deadline. */
+static int wait_signal(const sigset_t *set, const struct timespec *deadline)
+{
+	for (;;) {
+		struct timespec now, left;
+		int sig;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = deadline->tv_sec - now.tv_sec;
+		left.tv_nsec = deadline->tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000L;
+		}
+		if (left.tv_sec < 0)
+			return 0;
+		sig = sigtimedwait(set, NULL, &left);
+		if (sig > 0)
+			return sig;
+		if (errno == EAGAIN)
+			return 0;
+	}
+}
+
+static int reload(const char *path, struct mc_profile *cur)
+{
+	struct mc_profile next;
+
+	run_log(6, "SIGHUP: reloading '%s'", path);
+	if (mc_load_profile(path, &next) != 0) {
+		run_log(3, "'%s' is invalid (see above): keeping the profile that is running", path);
+		return -EINVAL;
+	}
+	mc_profile_free(cur);
+	*cur = next;
+	run_log(6, "now running '%s' (%zu top-level groups)", path, cur->n_groups);
+	return 0;
+}
+
+static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
+{
+	struct run run = { .ctx = ctx, .journal = getenv("JOURNAL_STREAM") != NULL };
+	struct mc_plan_req req = { .create = true };
+	bool once, mlock;
+	const char *path;
+	struct mc_profile p;
+	struct timespec next;
+	sigset_t set;
+	int rc, sig = 0;
+
+	path = argv[0];
+	once = ctx->once;
+	req.dry_run = ctx->dry_run;
+	mlock = !ctx->no_mlock;
+	if ((rc = mc_load_profile(path, &p)) != 0)
+		return rc;
+	if ((rc = mc_policy_for_host(ctx, &req.pol)) != 0) {
+		mc_profile_free(&p);
+		return rc;
+	}
+#if defined(__SANITIZE_ADDRESS__)
+	/* The sanitizer's shadow memory cannot be locked: test builds skip it. */
+	mlock = false;
+#endif
+	/* Keep working when the host is short of memory: no page of ours is reclaimed. */
+	if (mlock && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+		run_log(4, "cannot lock memctl's memory (mlockall: %s): it may be slowed by reclaim",
+			strerror(errno));
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+
+	the_run = &run;
+	req.notes = on_notes;
+	req.step_done = req.dry_run ? on_dry_step : on_step;
+	req.reclaim_done = on_reclaim;
+	req.ret_peak = &run.peak;
+	ctx->no_wait = true;   /* a held lock skips an interval instead of stalling the loop */
+	ctx->quiet = true;
+	run_log(6, "running '%s' every %llu ms%s", path, (unsigned long long)p.interval_ms,
+		req.dry_run ? " (dry run: nothing is written)" : "");
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (;;) {
+		run.iteration++;
+		run.reclaims = 0;
+		run.peak = 0;
+		rc = mc_run_plan(ctx, &p, &req);
+		if (run.reclaims)
+			run_log(6, "%u reclaim%s, at most %u in flight (reclaim.concurrency %u)",
+				run.reclaims, run.reclaims == 1 ? "" : "s", run.peak, p.concurrency);
+		if (rc != MC_EXIT_OK)
+			run_log(4, "interval %lu did not complete (exit status %d); trying again next interval",
+				run.iteration, rc);
+		if (once)
+			break;
+		deadline_add(&next, p.interval_ms);
+		while ((sig = wait_signal(&set, &next)) == SIGHUP)
+			reload(path, &p);
+		if (sig == SIGTERM || sig == SIGINT) {
+			run_log(6, "%s: stopping after %lu intervals", strsignal(sig), run.iteration);
+			break;
+		}
+	}
+	the_run = NULL;
+	for (size_t i = 0; i < run.n_seen; i++)
+		free(run.seen[i]);
+	free(run.seen);
+	mc_policy_free(req.pol);
+	mc_profile_free(&p);
+	return once ? rc : MC_EXIT_OK;
+}
+
+const struct mc_cmd cmd_run_entry = {
+	.name = "run",
+	.args = "PROFILE",
+	.min_args = 1,
+	.max_args = 1,
+	.flags = CMD_NEED_HOST,
+	.summary = "apply, then keep the profile and policies right every interval",
+	.help = "Logs one line per decision to stderr (journald priorities when run by systemd).\n"
+		"--once: one interval; --dry-run: log decisions, write nothing;\n"
+		"--no-mlock: do not lock memctl's memory.\n"
+		"SIGHUP reloads the profile (a broken one is reported, the old one kept);\n"
+		"SIGTERM and SIGINT stop after the current interval.\n",
+	.exec = cmd_run_exec,
+};

@@ -1,0 +1,1401 @@
+/*
+ * The policy engine: profile + live snapshot + engine state -> settings,
+ * reclaim actions and notes, each with a reason a person can read.
+ *
+ * What is considered. The profile's groups, matched to the snapshot by path
+ * relative to the parent ("web/cache"); a group missing from the snapshot
+ * (or that vanished while being read) is skipped this interval together
+ * with its subtree. The profile's parent is node "" and is never reclaimed
+ * or changed: it is where demand starts.
+ *
+ * Demand. A node that has groups below it (the parent, or a group with
+ * children present) "needs memory back" when its usage is above its live
+ * effective limit minus a headroom (the limit is the smallest max on the
+ * way up, the parent's being the snapshot's parent_limit, which is RAM for
+ * an unlimited parent, so an unlimited parent far below RAM needs nothing),
+ * or when its PSI "some" avg10 is above the threshold (then at least the
+ * headroom). On a host without memory.high (v1), usage above the profile's
+ * high is demand too: memctl emulates high. Demand is rounded up to a page.
+ *
+ * 1. Soft-limit ordering. A node's demand is split over its children by
+ *    mc_softlimit_split_stream: first from those above their soft limit in
+ *    proportion to the excess, never more than it; the rest in proportion
+ *    to usage, streaming children first, nobody below its protection.
+ *    Protection bounds the first pass too: a soft limit below the working
+ *    set would otherwise undo the protection every interval, and the
+ *    operator asked for both. The split works in pages so every share is
+ *    page aligned and the reasons print exact sizes. A child with children
+ *    of its own does not reclaim: its share becomes its demand (the larger
+ *    of that and its own) and is split again below it, so reclaim happens
+ *    at the leaves and no subtree is reclaimed twice. What the children
+ *    cannot give is reported as a note.
+ *    Soft limits on the host: v1 and the patched kernel have a file, which
+ *    the planner writes from the profile. Stock v2 has none: a group with a
+ *    soft limit gets memory.low = max(profile low, min(soft limit, usage)),
+ *    so the kernel keeps it below its soft limit while the proactive
+ *    reclaims above take the ordering.
+ * 2. Active-set protection (protect: active). The working set is
+ *    mc_ws_estimate over active_anon + active_file, raised by the bytes
+ *    refaulted since the last interval (workingset_refault_* are page
+ *    counts), capped at the group's max. v1 memory.stat is read with the
+ *    group-local keys, falling back to total_* ones. The estimate (or the
+ *    size of protect: SIZE) is a floor for the split above. On v2 it becomes
+ *    memory.low. v1 has no memory.low and limit reclaim walks every child,
+ *    so the unprotected siblings get limit_in_bytes caps (mc_sibling_cap)
+ *    that leave the protected working sets and a headroom inside the
+ *    parent's limit. A cap is never below the child's soft limit (the
+ *    planner requires soft_limit <= max) and the child's own profile
+ *    groups follow it down (their max may not exceed their parent's).
+ *    The patched kernel's active-set knob is not driven yet: a note says so.
+ * 3. THP. A group is a THP group with thp: true, or with thp unset and
+ *    anon_thp (v1: rss_huge) > 0; thp: false is the operator's word. Where
+ *    memory.high exists its value (profile's, else live) goes through
+ *    mc_thp_high; a changed value is a setting. Where it does not, high is
+ *    emulated by reclaim. Reclaims of THP groups are whole huge pages.
+ *    Fallback counters are reported as notes when they grew.
+ * 4. NUMA. Each reclaim of a group with more than one node is split by
+ *    node: weighted (deficit round-robin over inactive_file, plus
+ *    inactive_anon with swap; v1's numa_stat has only file and anon) or
+ *    round-robin, in units of 2 MiB for THP groups, else pages. Only v2
+ *    with memctl's kernel patch can reclaim per node; elsewhere the split
+ *    is shown and one note per call says it is not enforced.
+ * 5. Concurrency is the host layer's; reclaims come out largest first.
+ *
+ * Settings are desired state, not deltas: every interval every policy
+ * value is emitted again, because the planner would otherwise write the
+ * profile's static value over it. The planner drops writes equal to the
+ * live value. Settings of one group never break min <= low <= high <= max:
+ * a derived low is clamped below the (derived) high and max.
+ *
+ * State (smoothed working sets, refault and fallback counters, NUMA
+ * deficits and round-robin positions) is kept per group path. A group not
+ * seen in a call has its state dropped at the end of that call: a group of
+ * that name seen later is a new group with a new workload. Everything a
+ * call computes is committed only when the call succeeds, so a failed call
+ * (-ENOMEM) leaves the state as it was, except for empty entries.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+
+#define K MC_KNOB__COUNT
+#define NO_NODE ((size_t)-1)
+
+struct gstate {
+	char *path;
+	bool seen;               /* in the call being committed */
+	uint64_t ws;             /* working-set estimate, 0 = no history */
+	bool ws_valid;
+	uint64_t refault;        /* last workingset_refault counter, pages */
+	bool refault_valid;
+	uint64_t fallback;       /* last THP fallback counter */
+	bool fallback_valid;
+	int64_t *deficit;        /* NUMA deficit per node */
+	size_t n_deficit;
+	size_t rr_next;          /* round-robin: next node */
+};
+
+struct mc_policy {
+	struct mc_policy_config cfg;
+	struct gstate *g;
+	size_t n;
+	size_t cap;
+};
+
+struct node {
+	char *path;                        /* relative to the parent, "" = the parent */
+	char *keypath;                     /* "groups.web.cache", NULL for the parent */
+	const struct mc_group_spec *spec;  /* NULL for the parent */
+	const struct mc_group_snap *g;     /* NULL: the parent is not in the snapshot */
+	size_t parent;
+	size_t n_kids;
+	size_t st;                         /* index in pol->g; NO_NODE for the parent */
+	uint64_t want[K];                  /* resolved profile values, page aligned */
+	bool wanted[K];
+	uint64_t base;                     /* what its percentages resolve against */
+	uint64_t limit;                    /* live effective limit */
+	uint64_t usage;
+	bool usage_valid;
+	uint64_t active, active_anon, active_file, inactive_file;
+	uint64_t refault_now;              /* counter, pages */
+	bool refault_now_valid;
+	uint64_t refault_bytes;            /* since the last interval */
+	uint64_t fallback_now;
+	bool fallback_now_valid;
+	uint64_t fallback_delta;
+	bool thp;
+	bool streaming;
+	uint64_t ws;                       /* protect: active, this interval */
+	bool ws_capped;
+	uint64_t protect;                  /* floor for reclaim */
+	uint64_t soft;                     /* MC_SIZE_MAX: none */
+	uint64_t high;                     /* final high, MC_SIZE_MAX: none */
+	uint64_t max;                      /* own max (profile, else live) */
+	/* the THP high setting */
+	bool high_set;
+	char *high_why;
+	/* the v1 sibling cap */
+	bool cap_set;
+	uint64_t cap;
+	char *cap_why;
+	/* demand */
+	uint64_t demand;
+	char *why;
+	uint64_t emu;                      /* usage above an emulated high */
+	/* share of the parent's demand */
+	uint64_t take, first;
+	/* NUMA state to commit */
+	bool numa_touched;
+	int64_t *new_deficit;
+	size_t n_new_deficit;
+	size_t new_rr;
+};
+
+struct build {
+	struct mc_policy *pol;
+	const struct mc_policy_config *cfg;
+	const struct mc_profile *p;
+	const struct mc_snapshot *s;
+	const struct mc_caps *caps;
+	struct mc_diags *diags;
+	uint64_t page;
+	struct node *n;
+	size_t len, cap;
+	struct mc_decisions d;
+	size_t set_cap, reclaim_cap, notes_cap;
+};
+
+/* ---- strings ---- */
+
+struct sz {
+	char s[24];
+};
+
+static struct sz S(uint64_t v)
+{
+	struct sz r;
+
+	if (mc_size_format(v, r.s, sizeof(r.s)) < 0)
+		snprintf(r.s, sizeof(r.s), "%llu", (unsigned long long)v);
+	return r;
+}
+
+
+/* Appends to a (which is consumed); NULL when a is NULL or on failure. */
+static char *xcat(char *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *xcat(char *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *tail, *s;
+	int r;
+
+	if (!a)
+		return NULL;
+	va_start(ap, fmt);
+	r = vasprintf(&tail, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		free(a);
+		return NULL;
+	}
+	s = mc_asprintf("%s%s", a, tail);
+	free(a);
+	free(tail);
+	return s;
+}
+
+/* How a node is named in messages: the parent by its absolute path. */
+static const char *subject(const struct build *b, const struct node *nd)
+{
+	return *nd->path ? nd->path : b->s->parent;
+}
+
+/* ---- config and state ---- */
+
+static int config_fill(const struct mc_policy_config *in, struct mc_policy_config *out)
+{
+	if (!in || in->cpus < 1)
+		return -EINVAL;
+	*out = *in;
+	if (!(in->psi_some_threshold >= 0.0))  /* also NaN */
+		return -EINVAL;
+	if (in->psi_some_threshold == 0.0)
+		out->psi_some_threshold = 10.0;
+	if (in->ws_alpha == 0.0)
+		out->ws_alpha = 0.3;
+	else if (!(in->ws_alpha > 0.0 && in->ws_alpha <= 1.0))
+		return -EINVAL;
+	return 0;
+}
+
+int mc_policy_new(const struct mc_policy_config *cfg, struct mc_policy **ret)
+{
+	struct mc_policy *pol;
+	struct mc_policy_config c;
+	int r = config_fill(cfg, &c);
+
+	if (r < 0)
+		return r;
+	pol = calloc(1, sizeof(*pol));
+	if (!pol)
+		return -ENOMEM;
+	pol->cfg = c;
+	*ret = pol;
+	return 0;
+}
+
+static void gstate_clear(struct gstate *g)
+{
+	free(g->path);
+	free(g->deficit);
+}
+
+void mc_policy_free(struct mc_policy *pol)
+{
+	if (!pol)
+		return;
+	for (size_t i = 0; i < pol->n; i++)
+		gstate_clear(&pol->g[i]);
+	free(pol->g);
+	free(pol);
+}
+
+static size_t state_find(const struct mc_policy *pol, const char *path)
+{
+	for (size_t i = 0; i < pol->n; i++)
+		if (strcmp(pol->g[i].path, path) == 0)
+			return i;
+	return NO_NODE;
+}
+
+/* The state entry of path, created empty when there is none. */
+static int state_get(struct mc_policy *pol, const char *path, size_t *ret)
+{
+	size_t i = state_find(pol, path);
+
+	if (i == NO_NODE) {
+		if (pol->n == pol->cap) {
+			size_t ncap = pol->cap ? pol->cap * 2 : 16;
+			struct gstate *v = realloc(pol->g, ncap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			pol->g = v;
+			pol->cap = ncap;
+		}
+		memset(&pol->g[pol->n], 0, sizeof(pol->g[pol->n]));
+		pol->g[pol->n].path = strdup(path);
+		if (!pol->g[pol->n].path)
+			return -ENOMEM;
+		i = pol->n++;
+	}
+	*ret = i;
+	return 0;
+}
+
+int mc_policy_working_set(const struct mc_policy *pol, const char *group, uint64_t *ret)
+{
+	size_t i = state_find(pol, group);
+
+	if (i == NO_NODE || !pol->g[i].ws_valid)
+		return -ENOENT;
+	*ret = pol->g[i].ws;
+	return 0;
+}
+
+/* ---- decisions ---- */
+
+void mc_decisions_free(struct mc_decisions *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->n_set; i++) {
+		free(d->set[i].group);
+		free(d->set[i].reason);
+	}
+	for (size_t i = 0; i < d->n_reclaim; i++) {
+		free(d->reclaim[i].group);
+		free(d->reclaim[i].node_bytes);
+		free(d->reclaim[i].reason);
+	}
+	for (size_t i = 0; i < d->n_notes; i++)
+		free(d->notes[i]);
+	free(d->set);
+	free(d->reclaim);
+	free(d->notes);
+	memset(d, 0, sizeof(*d));
+}
+
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *nv;
+	size_t ncap;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 8;
+	nv = realloc(*v, ncap * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+/* Takes ownership of reason (NULL: out of memory). */
+static int push_setting(struct build *b, const char *group, enum mc_knob k, uint64_t v,
+			char *reason)
+{
+	struct mc_setting st = { .knob = k, .value = v, .reason = reason };
+
+	if (!reason || grow((void **)&b->d.set, &b->set_cap, b->d.n_set, sizeof(st)) < 0 ||
+	    !(st.group = strdup(group))) {
+		free(reason);
+		return -ENOMEM;
+	}
+	b->d.set[b->d.n_set++] = st;
+	return 0;
+}
+
+/* Takes ownership of reason and node_bytes. */
+static int push_reclaim(struct build *b, const char *group, uint64_t bytes, uint64_t *node_bytes,
+			size_t n_nodes, char *reason)
+{
+	struct mc_reclaim rc = { .bytes = bytes, .node_bytes = node_bytes,
+				 .n_nodes = node_bytes ? n_nodes : 0, .reason = reason };
+
+	if (!reason ||
+	    grow((void **)&b->d.reclaim, &b->reclaim_cap, b->d.n_reclaim, sizeof(rc)) < 0 ||
+	    !(rc.group = strdup(group))) {
+		free(reason);
+		free(node_bytes);
+		return -ENOMEM;
+	}
+	b->d.reclaim[b->d.n_reclaim++] = rc;
+	return 0;
+}
+
+static int push_note(struct build *b, char *note)
+{
+	if (!note || grow((void **)&b->d.notes, &b->notes_cap, b->d.n_notes, sizeof(note)) < 0) {
+		free(note);
+		return -ENOMEM;
+	}
+	b->d.notes[b->d.n_notes++] = note;
+	return 0;
+}
+
+/* ---- reading the snapshot ---- */
+
+/* A memory.stat value: the group-local key, else v1's hierarchical total_ one. */
+static bool stat2(const struct mc_group_snap *g, const char *local, const char *total,
+		  uint64_t *ret)
+{
+	return mc_kvs_get(&g->stat, local, ret) == 0 || mc_kvs_get(&g->stat, total, ret) == 0;
+}
+
+static uint64_t stat_or0(const struct mc_group_snap *g, const char *local, const char *total)
+{
+	uint64_t v;
+
+	return stat2(g, local, total, &v) ? v : 0;
+}
+
+static uint64_t page_down(uint64_t v, uint64_t page)
+{
+	return v == MC_SIZE_MAX ? v : v - v % page;
+}
+
+static uint64_t page_up(uint64_t v, uint64_t page)
+{
+	if (v % page == 0)
+		return v;
+	return v > UINT64_MAX - page ? v - v % page : v + page - v % page;
+}
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static uint64_t max64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static int node_add(struct build *b, struct node **ret)
+{
+	if (grow((void **)&b->n, &b->cap, b->len, sizeof(*b->n)) < 0)
+		return -ENOMEM;
+	*ret = &b->n[b->len++];
+	memset(*ret, 0, sizeof(**ret));
+	(*ret)->parent = NO_NODE;
+	(*ret)->st = NO_NODE;
+	(*ret)->soft = MC_SIZE_MAX;
+	(*ret)->high = MC_SIZE_MAX;
+	(*ret)->max = MC_SIZE_MAX;
+	return 0;
+}
+
+/* Counters and sizes from memory.stat, and what they mean against the state. */
+static void node_stats(struct build *b, struct node *nd)
+{
+	const struct mc_group_snap *g = nd->g;
+	const struct gstate *st = &b->pol->g[nd->st];
+	uint64_t a = 0, f = 0, thp = 0;
+	bool have_a, have_f;
+
+	nd->usage_valid = g->usage_valid;
+	nd->usage = g->usage_valid ? g->usage : 0;
+	nd->active_anon = stat_or0(g, "active_anon", "total_active_anon");
+	nd->active_file = stat_or0(g, "active_file", "total_active_file");
+	nd->active = nd->active_anon + nd->active_file;
+	nd->inactive_file = stat_or0(g, "inactive_file", "total_inactive_file");
+
+	have_a = stat2(g, "workingset_refault_anon", "total_workingset_refault_anon", &a);
+	have_f = stat2(g, "workingset_refault_file", "total_workingset_refault_file", &f);
+	if (have_a || have_f) {
+		nd->refault_now = a + f;
+		nd->refault_now_valid = true;
+	} else if (stat2(g, "workingset_refault", "total_workingset_refault", &a)) {
+		nd->refault_now = a;
+		nd->refault_now_valid = true;
+	}
+	/* First interval, or a counter that went back (a new group): no refaults. */
+	if (nd->refault_now_valid && st->refault_valid && nd->refault_now >= st->refault) {
+		uint64_t pages = nd->refault_now - st->refault;
+
+		nd->refault_bytes = pages > UINT64_MAX / b->page ? UINT64_MAX : pages * b->page;
+	}
+
+	a = f = 0;
+	have_a = mc_kvs_get(&g->stat, "thp_fault_fallback_charge", &a) == 0;
+	have_f = mc_kvs_get(&g->stat, "thp_charge_fallback", &f) == 0;
+	if (have_a || have_f) {
+		nd->fallback_now = a + f;
+		nd->fallback_now_valid = true;
+		if (st->fallback_valid && nd->fallback_now > st->fallback)
+			nd->fallback_delta = nd->fallback_now - st->fallback;
+	}
+
+	if (!stat2(g, "anon_thp", "total_anon_thp", &thp))
+		stat2(g, "rss_huge", "total_rss_huge", &thp);
+	nd->thp = nd->spec->thp == 1 || (nd->spec->thp == -1 && thp > 0);
+
+	/* Streams: mostly inactive file cache that is not needed again. */
+	nd->streaming = nd->usage > 0 && nd->inactive_file > nd->usage / 2 &&
+			nd->refault_bytes <= (nd->usage - 1) / 100;
+}
+
+/*
+ * Adds group spec below node parent, then its children, in preorder.
+ * Resolution mirrors the planner: percentages against base, page aligned
+ * down; the children's base is the group's profile max, else its live max.
+ */
+static int add_group(struct build *b, const struct mc_group_spec *spec, size_t parent,
+		     uint64_t base)
+{
+	const struct node *pn = &b->n[parent];
+	const struct mc_group_snap *g;
+	char *path = *pn->path ? mc_asprintf("%s/%s", pn->path, spec->name) : strdup(spec->name);
+	char *key = mc_asprintf("%s.%s", pn->keypath ? pn->keypath : "groups", spec->name);
+	struct node *nd;
+	size_t idx;
+	uint64_t eff;
+	int r;
+
+	if (!path || !key) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	g = mc_snapshot_find(b->s, path);
+	if (!g || !g->present) {
+		/* Not on the host this interval: skipped with its subtree. */
+		free(path);
+		free(key);
+		return 0;
+	}
+	if ((r = node_add(b, &nd)) < 0)
+		goto fail;
+	idx = b->len - 1;
+	nd->path = path;
+	nd->keypath = key;
+	nd->spec = spec;
+	nd->g = g;
+	nd->parent = parent;
+	nd->base = base;
+	b->n[parent].n_kids++;
+	if ((r = state_get(b->pol, path, &nd->st)) < 0)
+		return r;
+
+	for (int k = 0; k < K; k++) {
+		uint64_t v;
+
+		if (spec->knob[k].kind == MC_SIZE_UNSET || mc_size_resolve(&spec->knob[k], base, &v) < 0)
+			continue;
+		nd->want[k] = page_down(v, b->page);
+		nd->wanted[k] = true;
+	}
+	nd->limit = b->n[parent].limit;
+	if (g->raw_valid[MC_KNOB_MAX] && g->raw[MC_KNOB_MAX] < nd->limit)
+		nd->limit = g->raw[MC_KNOB_MAX];
+	nd->max = nd->wanted[MC_KNOB_MAX] ? nd->want[MC_KNOB_MAX]
+		  : g->raw_valid[MC_KNOB_MAX] ? g->raw[MC_KNOB_MAX] : MC_SIZE_MAX;
+
+	eff = base;
+	if (nd->wanted[MC_KNOB_MAX] && nd->want[MC_KNOB_MAX] < eff)
+		eff = nd->want[MC_KNOB_MAX];
+	else if (!nd->wanted[MC_KNOB_MAX] && g->raw_valid[MC_KNOB_MAX] && g->raw[MC_KNOB_MAX] < eff)
+		eff = g->raw[MC_KNOB_MAX];
+	for (size_t c = 0; c < spec->n_children; c++)
+		if ((r = add_group(b, &spec->children[c], idx, eff)) < 0)
+			return r;
+	return 0;
+fail:
+	free(path);
+	free(key);
+	return r;
+}
+
+static int build_nodes(struct build *b)
+{
+	const struct mc_snapshot *s = b->s;
+	struct node *root;
+	int r;
+
+	if ((r = node_add(b, &root)) < 0)
+		return r;
+	root->path = strdup("");
+	if (!root->path)
+		return -ENOMEM;
+	root->g = mc_snapshot_find(s, "");
+	if (root->g && !root->g->present)
+		root->g = NULL;
+	root->limit = s->parent_limit;
+	if (root->g && root->g->raw_valid[MC_KNOB_MAX] && root->g->raw[MC_KNOB_MAX] < root->limit)
+		root->limit = root->g->raw[MC_KNOB_MAX];
+	if (root->g) {
+		root->usage_valid = root->g->usage_valid;
+		root->usage = root->g->usage;
+	}
+	for (size_t i = 0; i < b->p->n_groups; i++)
+		if ((r = add_group(b, &b->p->groups[i], 0, s->parent_limit)) < 0)
+			return r;
+	return 0;
+}
+
+/* ---- per group policy values ---- */
+
+static void node_protect(struct build *b, struct node *nd)
+{
+	const struct gstate *st = &b->pol->g[nd->st];
+
+	if (nd->spec->protect == MC_PROTECT_ACTIVE) {
+		uint64_t cap = min64(nd->max, nd->limit);
+		uint64_t prev = st->ws_valid ? st->ws : 0;
+		uint64_t raw = mc_ws_estimate(prev, nd->active, nd->refault_bytes, MC_SIZE_MAX,
+					      b->cfg->ws_alpha);
+
+		nd->ws = min64(raw, cap);
+		nd->ws_capped = raw > cap;
+		nd->protect = nd->ws;
+	} else if (nd->spec->protect == MC_PROTECT_SIZE) {
+		uint64_t v;
+
+		if (mc_size_resolve(&nd->spec->protect_size, nd->base, &v) == 0)
+			nd->protect = v;
+	}
+}
+
+static void node_soft(struct build *b, struct node *nd)
+{
+	if (nd->wanted[MC_KNOB_SOFT])
+		nd->soft = nd->want[MC_KNOB_SOFT];
+	else if (b->caps->file[MC_KNOB_SOFT] && nd->g->raw_valid[MC_KNOB_SOFT])
+		nd->soft = nd->g->raw[MC_KNOB_SOFT];
+}
+
+static const char *cpu_word(unsigned cpus)
+{
+	return cpus == 1 ? "CPU" : "CPUs";
+}
+
+/* The gap a THP group needs between high and max, and why, for messages. */
+static uint64_t thp_gap(const struct mc_policy_config *cfg, char why[static 64])
+{
+	unsigned cpus = cfg && cfg->cpus ? cfg->cpus : 1;
+	uint64_t gap = MC_THP_SIZE * cpus;
+
+	if (cfg && cfg->thp_floor > gap) {
+		snprintf(why, 64, "the configured THP floor");
+		return cfg->thp_floor;
+	}
+	snprintf(why, 64, "2M x %u %s", cpus, cpu_word(cpus));
+	return gap;
+}
+
+/*
+ * High: the profile's, else the live one. Where memory.high exists a THP
+ * group's high is aligned and kept below max by the gap; where it does
+ * not, usage above high is reclaimed (emu).
+ */
+static int node_high(struct build *b, struct node *nd)
+{
+	const struct mc_group_snap *g = nd->g;
+	bool has_file = b->caps->file[MC_KNOB_HIGH] != NULL;
+	uint64_t high = MC_SIZE_MAX, h;
+	char gapwhy[64];
+	int r;
+
+	if (nd->wanted[MC_KNOB_HIGH])
+		high = nd->want[MC_KNOB_HIGH];
+	else if (has_file && g->raw_valid[MC_KNOB_HIGH])
+		high = g->raw[MC_KNOB_HIGH];
+	nd->high = high;
+	if (high == MC_SIZE_MAX)
+		return 0;
+	if (!has_file) {
+		if (nd->usage_valid && nd->usage > high)
+			nd->emu = nd->usage - high;
+		return 0;
+	}
+	if (!nd->thp)
+		return 0;
+	r = mc_thp_high(high, nd->max, b->cfg->cpus, b->cfg->thp_floor, &h);
+	if (r == -ERANGE) {
+		uint64_t gap = thp_gap(b->cfg, gapwhy);
+		const struct mc_pos *pos = &nd->spec->knob_pos[MC_KNOB_HIGH];
+		char *path = mc_asprintf("%s.high", nd->keypath);
+
+		if (!path)
+			return -ENOMEM;
+		r = b->diags ? mc_diags_add(b->diags, b->p->file, nd->wanted[MC_KNOB_HIGH] ? pos->line : 0,
+					    nd->wanted[MC_KNOB_HIGH] ? pos->col : 0, path,
+					    "max '%s' leaves no room for high: a THP group needs at least %s (%s) between high and max",
+					    S(nd->max).s, S(gap).s, gapwhy)
+			     : 0;
+		free(path);
+		return r;
+	}
+	if (h == high)
+		return 0;
+	nd->high = h;
+	nd->high_set = true;
+	if (nd->max != MC_SIZE_MAX && (high > nd->max || nd->max - high < thp_gap(b->cfg, gapwhy)))
+		nd->high_why = mc_asprintf("lowers high %s to %s: a THP group needs %s (%s) between high and max %s, on a 2M boundary",
+					 S(high).s, S(h).s, S(thp_gap(b->cfg, gapwhy)).s, gapwhy,
+					 S(nd->max).s);
+	else
+		nd->high_why = mc_asprintf("aligns high %s down to a 2M boundary: %s (THP group)",
+					 S(high).s, S(h).s);
+	return nd->high_why ? 0 : -ENOMEM;
+}
+
+/* ---- 1. demand and its split ---- */
+
+static bool is_protected(const struct node *nd)
+{
+	return nd->spec && (nd->spec->protect == MC_PROTECT_ACTIVE ||
+			    nd->spec->protect == MC_PROTECT_SIZE);
+}
+
+/* What node i needs back on its own account, and why. */
+static int own_demand(struct build *b, struct node *nd, uint64_t *ret, char **ret_why)
+{
+	const struct mc_group_snap *g = nd->g;
+	uint64_t d = 0, h = mc_policy_headroom(nd->limit, b->cfg->headroom, b->page);
+	char *why = NULL;
+
+	*ret = 0;
+	*ret_why = NULL;
+	if (nd->limit != MC_SIZE_MAX && nd->usage_valid) {
+		uint64_t thr = nd->limit > h ? nd->limit - h : 0;
+
+		if (nd->usage > thr) {
+			d = nd->usage - thr;
+			why = mc_asprintf("usage %s above limit %s minus headroom %s", S(nd->usage).s,
+					S(nd->limit).s, S(h).s);
+			if (!why)
+				return -ENOMEM;
+		}
+	}
+	if (g && g->psi.valid && g->psi.some_avg10 > b->cfg->psi_some_threshold) {
+		if (why)
+			why = xcat(why, ", memory pressure %.2f%% above %.2f%%", g->psi.some_avg10,
+				   b->cfg->psi_some_threshold);
+		else
+			why = mc_asprintf("memory pressure %.2f%% (some avg10) above %.2f%%: headroom %s",
+					g->psi.some_avg10, b->cfg->psi_some_threshold, S(h).s);
+		if (!why)
+			return -ENOMEM;
+		d = max64(d, h);
+	}
+	if (nd->emu > d) {
+		free(why);
+		why = mc_asprintf("usage %s above high %s (%s)", S(nd->usage).s, S(nd->high).s,
+				b->caps->ver == MC_CGV1 ? "emulates high on v1"
+							 : "emulated: this host has no memory.high");
+		if (!why)
+			return -ENOMEM;
+		d = nd->emu;
+	}
+	*ret = page_up(d, b->page);
+	*ret_why = why;
+	return 0;
+}
+
+static uint64_t to_pages_up(uint64_t v, uint64_t page)
+{
+	return v == MC_SIZE_MAX ? MC_SIZE_MAX : v / page + (v % page != 0);
+}
+
+/* Splits node i's demand over its children (b->n[j].parent == i). */
+static int split_node(struct build *b, size_t i)
+{
+	struct node *nd = &b->n[i];
+	uint64_t *usage, *soft, *prot, *take, *first, *buf;
+	bool *stream;
+	size_t m = nd->n_kids, k = 0;
+	uint64_t dp = nd->demand / b->page, excess = 0, got;
+	int r = 0;
+
+	buf = calloc(m * 5, sizeof(*buf));
+	stream = calloc(m, sizeof(*stream));
+	if (!buf || !stream) {
+		free(buf);
+		free(stream);
+		return -ENOMEM;
+	}
+	usage = buf;
+	soft = buf + m;
+	prot = buf + 2 * m;
+	take = buf + 3 * m;
+	first = buf + 4 * m;
+	for (size_t j = i + 1; j < b->len && k < m; j++) {
+		const struct node *c = &b->n[j];
+
+		if (c->parent != i)
+			continue;
+		usage[k] = c->usage / b->page;
+		soft[k] = to_pages_up(c->soft, b->page);
+		prot[k] = to_pages_up(c->protect, b->page);
+		stream[k] = c->streaming;
+		if (soft[k] != MC_SIZE_MAX && usage[k] > max64(soft[k], prot[k]))
+			excess += usage[k] - max64(soft[k], prot[k]);
+		k++;
+	}
+	got = mc_softlimit_split_stream(dp, usage, soft, prot, stream, m, take);
+	mc_softlimit_split(min64(dp, excess), usage, soft, prot, m, first);
+	k = 0;
+	for (size_t j = i + 1; j < b->len && k < m; j++) {
+		struct node *c = &b->n[j];
+
+		if (c->parent != i)
+			continue;
+		c->take = take[k] * b->page;
+		c->first = first[k] * b->page;
+		k++;
+	}
+	if (got < dp)
+		r = push_note(b, mc_asprintf("'%s' needs %s back (%s) but its groups can give only %s",
+					   subject(b, nd), S(nd->demand).s, nd->why,
+					   S(got * b->page).s));
+	free(buf);
+	free(stream);
+	return r;
+}
+
+static int demand_pass(struct build *b)
+{
+	for (size_t i = 0; i < b->len; i++) {
+		struct node *nd = &b->n[i];
+		uint64_t own;
+		char *why;
+		int r;
+
+		if (i != 0 && nd->n_kids == 0)
+			continue;
+		if ((r = own_demand(b, nd, &own, &why)) < 0)
+			return r;
+		if (own >= nd->take && own > 0) {
+			nd->demand = own;
+			nd->why = why;
+		} else {
+			free(why);
+			nd->demand = nd->take;
+			if (nd->take) {
+				nd->why = mc_asprintf("its share of what '%s' needs back",
+						    subject(b, &b->n[nd->parent]));
+				if (!nd->why)
+					return -ENOMEM;
+			}
+		}
+		/* Passed down: a group with children reclaims through them. */
+		nd->take = nd->first = 0;
+		if (!nd->demand)
+			continue;
+		if (nd->n_kids == 0) {
+			r = push_note(b, mc_asprintf("'%s' needs %s back (%s) but has no groups to take it from",
+						   subject(b, nd), S(nd->demand).s, nd->why));
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if ((r = split_node(b, i)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- 2. protection settings ---- */
+
+static char *ws_text(const struct node *nd)
+{
+	return mc_asprintf("working set %s (active %s, refaults %s/interval%s)", S(nd->ws).s,
+			 S(nd->active).s, S(nd->refault_bytes).s,
+			 nd->ws_capped ? ", capped at its max" : "");
+}
+
+/* v2: memory.low from the working set, protect: SIZE and the stock soft limit. */
+static int node_low(struct build *b, struct node *nd)
+{
+	bool stock_soft = b->caps->file[MC_KNOB_SOFT] == NULL && nd->wanted[MC_KNOB_SOFT] &&
+			  nd->want[MC_KNOB_SOFT] != MC_SIZE_MAX;
+	const struct mc_group_snap *g = nd->g;
+	/* The profile's low, else the live one: a lowered high must not leave it above. */
+	uint64_t prof = nd->wanted[MC_KNOB_LOW] ? nd->want[MC_KNOB_LOW]
+			: g->raw_valid[MC_KNOB_LOW] ? g->raw[MC_KNOB_LOW] : 0;
+	const char *prof_word = nd->wanted[MC_KNOB_LOW] ? "profile" : "live";
+	uint64_t min = nd->wanted[MC_KNOB_MIN] ? nd->want[MC_KNOB_MIN]
+		       : g->raw_valid[MC_KNOB_MIN] ? g->raw[MC_KNOB_MIN] : 0;
+	uint64_t top = min64(nd->high, nd->max), v = 0;
+	char *why = NULL;
+
+	if (b->caps->ver != MC_CGV2 || !b->caps->file[MC_KNOB_LOW])
+		return 0;
+	if (is_protected(nd)) {
+		v = nd->protect;
+		why = nd->spec->protect == MC_PROTECT_ACTIVE ? ws_text(nd)
+			: mc_asprintf("protect %s", S(nd->protect).s);
+		if (!why)
+			return -ENOMEM;
+	}
+	if (stock_soft) {
+		uint64_t sv = min64(nd->want[MC_KNOB_SOFT], nd->usage);
+
+		if (!why || sv > v) {
+			free(why);
+			v = sv;
+			why = mc_asprintf("protects up to its soft limit %s at usage %s (stock v2 has no memory.soft_limit)",
+					S(nd->want[MC_KNOB_SOFT]).s, S(nd->usage).s);
+			if (!why)
+				return -ENOMEM;
+		}
+	}
+	if (!why && !(prof > top))
+		return 0;
+	if (!why || prof > v) {
+		char *w = why ? mc_asprintf("%s low %s is above the %s", prof_word, S(prof).s, why)
+			      : mc_asprintf("%s low %s", prof_word, S(prof).s);
+
+		free(why);
+		if (!w)
+			return -ENOMEM;
+		why = w;
+		v = prof;
+	}
+	/* min <= low <= high <= max, or the planner refuses the plan. */
+	if (v < min) {
+		why = xcat(why, " (raised to min %s)", S(min).s);
+		v = min;
+	}
+	if (v > top) {
+		why = xcat(why, " (limited by %s %s)", nd->high <= nd->max ? "high" : "max",
+			   S(top).s);
+		v = top;
+	}
+	v = page_down(v, b->page);
+	why = xcat(why, ": %s %s", b->caps->file[MC_KNOB_LOW], S(v).s);
+	return push_setting(b, nd->path, MC_KNOB_LOW, v, why);
+}
+
+/* Sets (or lowers) the v1 cap of node j. Takes why. */
+static int set_cap(struct node *nd, uint64_t cap, char *why)
+{
+	if (!why)
+		return -ENOMEM;
+	if (nd->cap_set && nd->cap <= cap) {
+		free(why);
+		return 0;
+	}
+	free(nd->cap_why);
+	nd->cap_set = true;
+	nd->cap = cap;
+	nd->cap_why = why;
+	return 0;
+}
+
+/* v1: caps the unprotected children of node i so its limit leaves the protected ones room. */
+static int v1_caps(struct build *b, size_t i)
+{
+	struct node *nd = &b->n[i];
+	uint64_t prot = 0, h, cap;
+	char *list = NULL;
+	size_t n_prot = 0;
+	bool limited = nd->limit != MC_SIZE_MAX &&
+		       !(b->caps->mem_total && nd->limit >= b->caps->mem_total);
+	int r = 0;
+
+	for (size_t j = i + 1; j < b->len; j++) {
+		const struct node *c = &b->n[j];
+
+		if (c->parent != i || !is_protected(c) || !c->protect)
+			continue;
+		if (!limited) {
+			/* Nothing to leave room in: only memctl's own reclaims spare it. */
+			r = push_note(b, mc_asprintf("'%s' is protected only from memctl's reclaims: '%s' has no memory limit to leave it room in (cgroup v1 has no memory.low)",
+						   c->path, subject(b, nd)));
+			if (r < 0)
+				goto out;
+			continue;
+		}
+		prot += c->protect;
+		list = list ? xcat(list, ", '%s' %s", c->path, S(c->protect).s)
+			    : mc_asprintf("'%s' %s", c->path, S(c->protect).s);
+		if (!list)
+			return -ENOMEM;
+		n_prot++;
+	}
+	if (!n_prot) {
+		r = 0;
+		goto out;
+	}
+	h = mc_policy_headroom(nd->limit, b->cfg->headroom, b->page);
+	cap = mc_sibling_cap(nd->limit, prot, h, MC_SIZE_MAX, b->page);
+	for (size_t j = i + 1; j < b->len; j++) {
+		struct node *c = &b->n[j];
+		const char *extra = "";
+		uint64_t v = cap;
+		char *why;
+
+		if (c->parent != i || is_protected(c))
+			continue;
+		if (c->wanted[MC_KNOB_MAX] && c->want[MC_KNOB_MAX] < v) {
+			v = c->want[MC_KNOB_MAX];
+			extra = " (its own max is lower)";
+		} else if (c->soft != MC_SIZE_MAX && c->soft > v) {
+			v = page_down(c->soft, b->page);
+			extra = " (not below its soft limit)";
+		} else if (v == mc_sibling_cap(MC_SIZE_MAX, MC_SIZE_MAX, h, MC_SIZE_MAX, b->page)) {
+			/* (that call yields the floor alone) */
+			extra = " (the floor: 2 x headroom, at least 16M)";
+		}
+		why = mc_asprintf("caps '%s' at %s%s so the limit %s of '%s' leaves room for the protected %s and headroom %s",
+				c->path, S(v).s, extra, S(nd->limit).s, subject(b, nd), list, S(h).s);
+		if ((r = set_cap(c, v, why)) < 0)
+			goto out;
+		/* Its own groups may not keep a max above it. */
+		for (size_t d = j + 1; d < b->len; d++) {
+			struct node *dn = &b->n[d];
+			size_t up = dn->parent;
+
+			while (up != NO_NODE && up != j)
+				up = b->n[up].parent;
+			if (up != j || dn->max <= v)
+				continue;
+			r = set_cap(dn, v, mc_asprintf("follows the cap of '%s' at %s (a group's max may not exceed its parent's)",
+						     c->path, S(v).s));
+			if (r < 0)
+				goto out;
+		}
+	}
+	r = 0;
+out:
+	free(list);
+	return r;
+}
+
+/* ---- 3/4. reclaims ---- */
+
+static uint64_t numa_weight(const struct build *b, const struct mc_kvs *kv)
+{
+	uint64_t f = 0, a = 0;
+
+	if (mc_kvs_get(kv, "inactive_file", &f) < 0)
+		mc_kvs_get(kv, "file", &f);
+	if (b->cfg->swap && mc_kvs_get(kv, "inactive_anon", &a) < 0)
+		mc_kvs_get(kv, "anon", &a);
+	return f + a;
+}
+
+/*
+ * The per-node split of bytes for node nd, appended to *why. Sets
+ * *ret_nodes (NULL: no split). The new NUMA state goes to the node and is
+ * committed with the rest.
+ */
+static int numa_split(struct build *b, struct node *nd, uint64_t bytes, uint64_t **ret_nodes,
+		      char **why)
+{
+	const struct mc_group_snap *g = nd->g;
+	const struct gstate *st = &b->pol->g[nd->st];
+	size_t n = g->n_numa;
+	uint64_t *w, *out, unit = nd->thp ? MC_THP_SIZE : b->page;
+	bool v1 = b->caps->ver == MC_CGV1;
+	char *list;
+
+	*ret_nodes = NULL;
+	if (b->p->numa == MC_NUMA_OFF || n <= 1)
+		return 0;
+	w = calloc(n, sizeof(*w));
+	out = calloc(n, sizeof(*out));
+	if (!w || !out)
+		goto nomem;
+	for (size_t i = 0; i < n; i++)
+		w[i] = numa_weight(b, &g->numa[i]);
+	if (b->p->numa == MC_NUMA_ROUND_ROBIN) {
+		nd->new_rr = st->rr_next;
+		mc_numa_round_robin(&nd->new_rr, w, n, bytes, unit, out);
+	} else {
+		nd->new_deficit = calloc(n, sizeof(*nd->new_deficit));
+		if (!nd->new_deficit)
+			goto nomem;
+		nd->n_new_deficit = n;
+		if (st->n_deficit == n)
+			memcpy(nd->new_deficit, st->deficit, n * sizeof(*st->deficit));
+		mc_numa_split(nd->new_deficit, w, n, bytes, unit, out);
+	}
+	nd->numa_touched = true;
+
+	list = mc_asprintf("; per node");
+	for (size_t i = 0; i < n && list; i++)
+		list = xcat(list, "%s N%zu %s", i ? "," : "", i, S(out[i]).s);
+	if (list && b->p->numa == MC_NUMA_ROUND_ROBIN) {
+		list = xcat(list, " (round-robin)");
+	} else if (list) {
+		list = xcat(list, " (weights: %s%s", v1 ? "file" : "inactive file",
+			    b->cfg->swap ? (v1 ? " + anon" : " + inactive anon") : "");
+		for (size_t i = 0; i < n && list; i++)
+			list = xcat(list, "%s %s", i ? "," : "", S(w[i]).s);
+		list = xcat(list, ")");
+	}
+	if (!list)
+		goto nomem;
+	*why = xcat(*why, "%s", list);
+	free(list);
+	free(w);
+	if (!*why) {
+		free(out);
+		return -ENOMEM;
+	}
+	*ret_nodes = out;
+	return 0;
+nomem:
+	free(w);
+	free(out);
+	return -ENOMEM;
+}
+
+/* Why child nd gives its share of its parent's demand. */
+static char *share_text(struct build *b, const struct node *nd)
+{
+	const struct node *from = &b->n[nd->parent];
+	uint64_t rest = nd->take - nd->first;
+	char *why;
+
+	if (nd->first)
+		why = mc_asprintf("'%s' is %s above its soft limit %s: gives %s", nd->path,
+				S(nd->usage - nd->soft).s, S(nd->soft).s, S(nd->first).s);
+	else
+		why = mc_asprintf("gives %s", S(rest).s);
+	if (rest && nd->first)
+		why = xcat(why, ", then %s", S(rest).s);
+	if (rest && nd->streaming)
+		why = xcat(why, " first as it streams (inactive file %s of usage %s, refaults %s/interval)",
+			   S(nd->inactive_file).s, S(nd->usage).s, S(nd->refault_bytes).s);
+	else if (rest)
+		why = xcat(why, " in proportion to its usage %s", S(nd->usage).s);
+	why = xcat(why, "%s of the %s '%s' needs back (%s)", rest && nd->first ? "," : "",
+		   S(from->demand).s, subject(b, from), from->why);
+	if (nd->protect && nd->usage >= nd->protect && nd->take >= nd->usage - nd->protect)
+		why = xcat(why, ", keeping its %s %s",
+			   nd->spec->protect == MC_PROTECT_ACTIVE ? "working set" : "protected",
+			   S(nd->protect).s);
+	return why;
+}
+
+static int node_reclaim(struct build *b, struct node *nd, char **numa_names)
+{
+	uint64_t raw = max64(nd->take, nd->emu), bytes;
+	uint64_t *nodes = NULL;
+	char *share = NULL, *emu = NULL, *why;
+	int r;
+
+	/* A group with children gives through them (see demand_pass). */
+	if (nd->n_kids || !raw)
+		return 0;
+	if (nd->take)
+		share = share_text(b, nd);
+	if (nd->emu)
+		emu = mc_asprintf("usage %s is %s above high %s: %s", S(nd->usage).s, S(nd->emu).s,
+				S(nd->high).s,
+				b->caps->ver == MC_CGV1 ? "emulates high on v1"
+							 : "emulates high (this host has no memory.high)");
+	if ((nd->take && !share) || (nd->emu && !emu)) {
+		free(share);
+		free(emu);
+		return -ENOMEM;
+	}
+	if (share && emu) {
+		/* One reclaim of the larger amount serves both. */
+		why = nd->take >= nd->emu ? mc_asprintf("%s; %s", share, emu)
+					  : mc_asprintf("%s; %s", emu, share);
+		free(share);
+		free(emu);
+	} else {
+		why = share ? share : emu;
+	}
+	if (!why)
+		return -ENOMEM;
+	bytes = nd->thp ? mc_thp_round_up(raw) : page_up(raw, b->page);
+	if (nd->thp && bytes != raw)
+		why = xcat(why, "; rounded up to whole 2M huge pages: %s", S(bytes).s);
+	if (!why)
+		return -ENOMEM;
+	if ((r = numa_split(b, nd, bytes, &nodes, &why)) < 0) {
+		free(why);
+		return r;
+	}
+	if (nodes && !(b->caps->ver == MC_CGV2 && b->caps->patched)) {
+		*numa_names = *numa_names ? xcat(*numa_names, ", '%s'", nd->path)
+					  : mc_asprintf("'%s'", nd->path);
+		if (!*numa_names) {
+			free(why);
+			free(nodes);
+			return -ENOMEM;
+		}
+	}
+	return push_reclaim(b, nd->path, bytes, nodes, nd->g->n_numa, why);
+}
+
+static int reclaim_cmp(const void *a, const void *b)
+{
+	const struct mc_reclaim *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return strcmp(x->group, y->group);
+}
+
+/* ---- the interval ---- */
+
+static void commit(struct build *b)
+{
+	struct mc_policy *pol = b->pol;
+	size_t keep = 0;
+
+	for (size_t i = 1; i < b->len; i++) {
+		struct node *nd = &b->n[i];
+		struct gstate *st = &pol->g[nd->st];
+
+		st->seen = true;
+		st->ws_valid = nd->spec->protect == MC_PROTECT_ACTIVE;
+		st->ws = st->ws_valid ? nd->ws : 0;
+		st->refault_valid = nd->refault_now_valid;
+		st->refault = nd->refault_now;
+		st->fallback_valid = nd->fallback_now_valid;
+		st->fallback = nd->fallback_now;
+		if (!nd->numa_touched)
+			continue;
+		if (b->p->numa == MC_NUMA_ROUND_ROBIN) {
+			st->rr_next = nd->new_rr;
+		} else {
+			free(st->deficit);
+			st->deficit = nd->new_deficit;
+			st->n_deficit = nd->n_new_deficit;
+			nd->new_deficit = NULL;
+		}
+	}
+	for (size_t i = 0; i < pol->n; i++) {
+		if (!pol->g[i].seen) {
+			gstate_clear(&pol->g[i]);
+			continue;
+		}
+		pol->g[i].seen = false;
+		pol->g[keep++] = pol->g[i];
+	}
+	pol->n = keep;
+}
+
+static void nodes_free(struct build *b)
+{
+	for (size_t i = 0; i < b->len; i++) {
+		free(b->n[i].path);
+		free(b->n[i].keypath);
+		free(b->n[i].why);
+		free(b->n[i].high_why);
+		free(b->n[i].cap_why);
+		free(b->n[i].new_deficit);
+	}
+	free(b->n);
+}
+
+static int decide(struct build *b)
+{
+	char *numa_names = NULL;
+	bool active = false;
+	int r;
+
+	if ((r = build_nodes(b)) < 0)
+		return r;
+	for (size_t i = 1; i < b->len; i++) {
+		struct node *nd = &b->n[i];
+
+		node_stats(b, nd);
+		node_protect(b, nd);
+		node_soft(b, nd);
+		if ((r = node_high(b, nd)) < 0)
+			return r;
+		active |= nd->spec->protect == MC_PROTECT_ACTIVE;
+	}
+	if ((r = demand_pass(b)) < 0)
+		return r;
+	if (b->caps->ver == MC_CGV1 && b->caps->file[MC_KNOB_MAX])
+		for (size_t i = 0; i < b->len; i++)
+			if (b->n[i].n_kids && (r = v1_caps(b, i)) < 0)
+				return r;
+
+	for (size_t i = 1; i < b->len; i++) {
+		struct node *nd = &b->n[i];
+
+		if (nd->high_set) {
+			r = push_setting(b, nd->path, MC_KNOB_HIGH, nd->high, nd->high_why);
+			nd->high_why = NULL;
+			if (r < 0)
+				return r;
+		}
+		if ((r = node_low(b, nd)) < 0)
+			return r;
+		if (nd->cap_set) {
+			r = push_setting(b, nd->path, MC_KNOB_MAX, nd->cap, nd->cap_why);
+			nd->cap_why = NULL;
+			if (r < 0)
+				return r;
+		}
+	}
+
+	for (size_t i = 1; i < b->len; i++) {
+		struct node *nd = &b->n[i];
+
+		if ((r = node_reclaim(b, nd, &numa_names)) < 0) {
+			free(numa_names);
+			return r;
+		}
+	}
+	if (b->d.n_reclaim > 1)
+		qsort(b->d.reclaim, b->d.n_reclaim, sizeof(*b->d.reclaim), reclaim_cmp);
+
+	if (numa_names) {
+		r = push_note(b, mc_asprintf("NUMA split computed for %s but this host cannot reclaim per node (no memory.reclaim nodes=)",
+					   numa_names));
+		free(numa_names);
+		if (r < 0)
+			return r;
+	}
+	if (active && b->caps->patched &&
+	    (r = push_note(b, strdup("active-set protection knob: not driven yet"))) < 0)
+		return r;
+	for (size_t i = 1; i < b->len; i++) {
+		const struct node *nd = &b->n[i];
+
+		if (nd->fallback_delta &&
+		    (r = push_note(b, mc_asprintf("'%s': %llu huge-page charges fell back to small pages since the last interval",
+						nd->path, (unsigned long long)nd->fallback_delta))) < 0)
+			return r;
+	}
+	return 0;
+}
+
+int mc_policy_decide(struct mc_policy *pol, const struct mc_profile *p,
+		     const struct mc_snapshot *s, const struct mc_caps *caps,
+		     struct mc_decisions *ret, struct mc_diags *diags)
+{
+	struct build b = {
+		.pol = pol, .cfg = &pol->cfg, .p = p, .s = s, .caps = caps, .diags = diags,
+		.page = caps->page_size ? caps->page_size : 4096,
+	};
+	int r = decide(&b);
+
+	if (r < 0) {
+		mc_decisions_free(&b.d);
+		nodes_free(&b);
+		return r;
+	}
+	commit(&b);
+	nodes_free(&b);
+	*ret = b.d;
+	return 0;
+}
+
+/* ---- memctl check ---- */
+
+static int check_group(const struct mc_profile *p, const struct mc_policy_config *cfg,
+		       const struct mc_group_spec *g, const char *pkey, struct mc_diags *diags)
+{
+	char *key = mc_asprintf("%s.%s", pkey, g->name);
+	const struct mc_size *hi = &g->knob[MC_KNOB_HIGH], *mx = &g->knob[MC_KNOB_MAX];
+	int n = 0, r;
+
+	if (!key)
+		return -ENOMEM;
+	if (g->thp == 1 && hi->kind == MC_SIZE_BYTES && mx->kind == MC_SIZE_BYTES &&
+	    hi->bytes <= mx->bytes) {
+		char gapwhy[64];
+		uint64_t gap = thp_gap(cfg, gapwhy);
+
+		if (mx->bytes - hi->bytes < gap) {
+			char *path = mc_asprintf("%s.high", key);
+
+			r = path ? mc_diags_add(diags, p->file, g->knob_pos[MC_KNOB_HIGH].line,
+						g->knob_pos[MC_KNOB_HIGH].col, path,
+						"high '%s' leaves %s below max '%s'; a THP group needs at least %s (%s)",
+						S(hi->bytes).s, S(mx->bytes - hi->bytes).s,
+						S(mx->bytes).s, S(gap).s, gapwhy)
+				 : -ENOMEM;
+			free(path);
+			if (r < 0) {
+				free(key);
+				return r;
+			}
+			n++;
+		}
+	}
+	for (size_t c = 0; c < g->n_children; c++) {
+		r = check_group(p, cfg, &g->children[c], key, diags);
+		if (r < 0) {
+			free(key);
+			return r;
+		}
+		n += r;
+	}
+	free(key);
+	return n;
+}
+
+int mc_policy_check(const struct mc_profile *p, const struct mc_policy_config *cfg,
+		    struct mc_diags *diags)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < p->n_groups; i++) {
+		int r = check_group(p, cfg, &p->groups[i], "groups", diags);
+
+		if (r < 0)
+			return r;
+		n += r;
+	}
+	return n;
+}

@@ -1,0 +1,193 @@
+#ifndef MEMCTL_POLICY_H
+#define MEMCTL_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "knob.h"
+#include "profile.h"
+#include "snapshot.h"
+
+/*
+ * The policy engine: the five reclaim policies of ../shared/DESIGN.md as pure
+ * computation. Each interval, mc_policy_decide() turns a profile plus a live
+ * snapshot into
+ *   - knob values derived by the policies (memory.low from a working-set
+ *     estimate, a 2 MiB aligned high, a v1 sibling cap on limit_in_bytes...),
+ *     which the planner merges with the profile's static values and orders
+ *     like any other write; and
+ *   - reclaim actions (group, bytes, per-node split), each with a reason.
+ * State that must survive between intervals (smoothed working sets, last
+ * refault counters, per-node deficits) lives in struct mc_policy.
+ */
+
+#define MC_THP_SIZE (2ULL * 1024 * 1024)
+
+struct mc_policy_config {
+	/* A group needs memory back when usage > limit - headroom. 0: default
+	 * (the larger of 2% of the limit and 8 MiB). */
+	uint64_t headroom;
+	/* PSI memory "some" avg10 (percent) above which a group with PSI needs
+	 * memory back even below its limit. 0: default 10. */
+	double psi_some_threshold;
+	/* Smoothing factor of the working-set estimate, 0 < alpha <= 1.
+	 * 0: default 0.3. */
+	double ws_alpha;
+	/* Minimum gap between high and max for THP groups; the gap is at
+	 * least MC_THP_SIZE * cpus. */
+	uint64_t thp_floor;
+	unsigned cpus;          /* online CPUs (>= 1) */
+	bool swap;              /* swap exists: inactive_anon counts in NUMA weights */
+};
+
+/* A knob value a policy derived; the planner treats it like a profile value. */
+struct mc_setting {
+	char *group;            /* relative to the profile's parent */
+	enum mc_knob knob;
+	uint64_t value;         /* abstract bytes, MC_SIZE_MAX = no limit */
+	char *reason;
+};
+
+struct mc_reclaim {
+	char *group;            /* relative to the profile's parent */
+	uint64_t bytes;         /* total; a multiple of MC_THP_SIZE for THP groups */
+	uint64_t *node_bytes;   /* per NUMA node, summing to bytes; NULL = no split */
+	size_t n_nodes;
+	char *reason;
+};
+
+struct mc_decisions {
+	struct mc_setting *set;
+	size_t n_set;
+	struct mc_reclaim *reclaim;
+	size_t n_reclaim;
+	/* Things decided but not enforceable on this host, one line each
+	 * ("NUMA split computed but memory.reclaim has no nodes= here"). */
+	char **notes;
+	size_t n_notes;
+};
+
+struct mc_policy;
+
+/* Creates engine state. Returns 0, -EINVAL (bad config), -ENOMEM. */
+int mc_policy_new(const struct mc_policy_config *cfg, struct mc_policy **ret);
+void mc_policy_free(struct mc_policy *pol);
+
+/*
+ * One interval: decides settings and reclaims for profile p on snapshot s
+ * (a snapshot of p's parent, as for mc_plan_build). Updates the state
+ * (working-set estimates, refault counters, NUMA deficits), so call it once
+ * per interval. Problems that make a decision impossible are appended to
+ * diags but do not fail the call. Returns 0 or -ENOMEM; *ret is not written
+ * on failure.
+ */
+int mc_policy_decide(struct mc_policy *pol, const struct mc_profile *p,
+		     const struct mc_snapshot *s, const struct mc_caps *caps,
+		     struct mc_decisions *ret, struct mc_diags *diags);
+
+/*
+ * Checks a profile against the policies without a host (memctl check): a
+ * `thp: true` group whose absolute high and max are closer than the THP gap
+ * (see mc_thp_high) is an error at the high key. Returns the number of
+ * problems appended to diags, or -ENOMEM.
+ */
+int mc_policy_check(const struct mc_profile *p, const struct mc_policy_config *cfg,
+		    struct mc_diags *diags);
+
+/* Current working-set estimate of a group (bytes), or -ENOENT. */
+int mc_policy_working_set(const struct mc_policy *pol, const char *group, uint64_t *ret);
+
+void mc_decisions_free(struct mc_decisions *d);
+
+/* ---- Building blocks, exposed for table-driven tests. All pure. ---- */
+
+/*
+ * Soft-limit ordering: splits demand bytes over n children. First pass:
+ * children above their soft limit give in proportion to their excess
+ * (usage - soft), never more than it. Only what is left is taken from all
+ * children in proportion to their usage (never more than a child's usage
+ * minus what it already gives, and never below protect[i] when given).
+ * Protection bounds the first pass too: the excess counts from
+ * max(soft[i], protect[i]). soft[i] == MC_SIZE_MAX: no soft limit.
+ * Shares are exact (they sum to the total returned).
+ * Writes ret_take[i]; returns the total assigned (< demand when the
+ * children cannot give that much). protect may be NULL.
+ */
+uint64_t mc_softlimit_split(uint64_t demand, const uint64_t *usage, const uint64_t *soft,
+			    const uint64_t *protect, size_t n, uint64_t *ret_take);
+
+/*
+ * Working-set estimate for the next interval: an exponentially weighted
+ * average of active (active_anon + active_file) with factor alpha, raised by
+ * refault_bytes (pages that were reclaimed and needed again since the last
+ * interval were part of the working set), capped at max. prev == 0 means no
+ * history: the estimate starts at active.
+ */
+uint64_t mc_ws_estimate(uint64_t prev, uint64_t active, uint64_t refault_bytes, uint64_t max,
+			double alpha);
+
+/*
+ * THP-aware high: rounds high down to a 2 MiB boundary and lowers it further
+ * when needed so that max - high >= gap, where gap = max(floor, 2 MiB *
+ * cpus). Returns 0 and *ret, or -ERANGE when max itself is smaller than the
+ * gap (no valid high exists).
+ */
+int mc_thp_high(uint64_t high, uint64_t max, unsigned cpus, uint64_t floor, uint64_t *ret);
+
+/* Rounds bytes up to a multiple of 2 MiB (saturating). */
+uint64_t mc_thp_round_up(uint64_t bytes);
+
+/*
+ * NUMA weighting with deficit round-robin: splits amount over n nodes in
+ * units of unit bytes, so that over many calls each node's share of the
+ * total follows its share of the weights (proportionally fair), not
+ * round-robin. deficit[] is the state kept between calls (start zeroed).
+ * Nodes with weight 0 get nothing. Writes ret[] (sums to amount rounded
+ * down to unit, the remainder to the heaviest node).
+ */
+void mc_numa_split(int64_t *deficit, const uint64_t *weight, size_t n, uint64_t amount,
+		   uint64_t unit, uint64_t *ret);
+
+/*
+ * mc_softlimit_split with streaming children: in the second pass, children
+ * with streaming[i] set give first (in proportion to their usage, never
+ * below protect[i]); the others give only what the streamers cannot.
+ * Protection also bounds the first pass: a child's excess counts from
+ * max(soft[i], protect[i]). streaming and protect may be NULL.
+ * mc_softlimit_split(...) is this with streaming NULL.
+ */
+uint64_t mc_softlimit_split_stream(uint64_t demand, const uint64_t *usage, const uint64_t *soft,
+				   const uint64_t *protect, const bool *streaming, size_t n,
+				   uint64_t *ret_take);
+
+/*
+ * Plain round-robin for `numa: round-robin`: whole units go to the nodes in
+ * turn, starting at *next (state kept between calls, start 0), skipping
+ * nodes with weight 0 (nothing to reclaim there) unless all are 0. The
+ * remainder below a unit goes to the node whose turn is next. Writes ret[]
+ * (sums to amount) and advances *next.
+ */
+void mc_numa_round_robin(size_t *next, const uint64_t *weight, size_t n, uint64_t amount,
+			 uint64_t unit, uint64_t *ret);
+
+/*
+ * Headroom below a limit: cfg_headroom when non-zero, else the larger of 2%
+ * of limit and 8 MiB; rounded up to page (0: 4096). An unlimited limit has
+ * the 8 MiB default.
+ */
+uint64_t mc_policy_headroom(uint64_t limit, uint64_t cfg_headroom, uint64_t page);
+
+/*
+ * cgroup v1 sibling cap (v1 has no memory.low): the limit_in_bytes of an
+ * unprotected child of a parent with limit `limit` whose protected children
+ * need `protected_bytes`, so the parent's limit reclaim leaves them room:
+ * limit - protected_bytes - headroom, never below max(2 * headroom, 16 MiB),
+ * never above limit or own_max (the child's own max, MC_SIZE_MAX when
+ * unset), aligned down to page.
+ */
+uint64_t mc_sibling_cap(uint64_t limit, uint64_t protected_bytes, uint64_t headroom,
+			uint64_t own_max, uint64_t page);
+
+#endif

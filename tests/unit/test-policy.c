@@ -1,0 +1,1108 @@
+/*
+ * Policy engine tests. Every expected value below was computed by hand from
+ * the rules in engine/policy.c's top comment (the arithmetic is written
+ * next to each case), not copied from a run.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+#include "tap.h"
+
+#define K4 (4096ULL)
+#define M (1024ULL * 1024)
+#define G (1024ULL * M)
+#define UNL MC_SIZE_MAX
+#define NA 1 /* "no file" marker in a snapshot row */
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- building blocks ---- */
+
+struct split_case {
+	const char *name;
+	uint64_t demand;
+	size_t n;
+	uint64_t usage[4], soft[4], prot[4];
+	bool use_prot;
+	bool stream[4];
+	bool use_stream;
+	uint64_t want[4];
+	uint64_t want_total;
+};
+
+static const struct split_case split_cases[] = {
+	/* excess 100 + 20 = 120 >= 60: 60*100/120 = 50, 60*20/120 = 10 */
+	{ "first pass only", 60 * M, 3, { 200 * M, 100 * M, 50 * M }, { 100 * M, 80 * M, UNL },
+	  { 0 }, false, { 0 }, false, { 50 * M, 10 * M, 0 }, 60 * M },
+	/* excess 50 + 20 = 70 given whole; 130 left by usage 200:100:100 = 65, 32.5, 32.5 */
+	{ "first pass + fallback", 200 * M, 3, { 200 * M, 100 * M, 100 * M },
+	  { 150 * M, 80 * M, UNL }, { 0 }, false, { 0 }, false,
+	  { 115 * M, 52 * M + 512 * 1024, 32 * M + 512 * 1024 }, 200 * M },
+	/* child 0 gives its 20M excess first, not the whole demand: then 80 by 300:100 */
+	{ "excess cap", 100 * M, 2, { 300 * M, 100 * M }, { 280 * M, UNL }, { 0 }, false, { 0 },
+	  false, { 80 * M, 20 * M }, 100 * M },
+	/* pass 1 takes 100 + 100; the rest 300: child 0 has 100 left, child 1 none */
+	{ "children cannot give it all", 500 * M, 2, { 200 * M, 100 * M }, { 100 * M, 0 }, { 0 },
+	  false, { 0 }, false, { 200 * M, 100 * M }, 300 * M },
+	/* by usage 90:30, but child 0 may give 300-250 = 50; the other 70 from child 1 */
+	{ "protection floor", 120 * M, 2, { 300 * M, 100 * M }, { UNL, UNL }, { 250 * M, 0 }, true,
+	  { 0 }, false, { 50 * M, 70 * M }, 120 * M },
+	/* excess counts from max(soft 100, protect 250): 50; then child 0 has nothing left */
+	{ "protection bounds the first pass", 100 * M, 2, { 300 * M, 200 * M }, { 100 * M, UNL },
+	  { 250 * M, 0 }, true, { 0 }, false, { 50 * M, 50 * M }, 100 * M },
+	/* without streaming this is 40:10:10 (next case); the streamer gives all 60 */
+	{ "streaming first", 60 * M, 3, { 400 * M, 100 * M, 100 * M }, { UNL, UNL, UNL }, { 0 },
+	  false, { false, true, false }, true, { 0, 60 * M, 0 }, 60 * M },
+	{ "same without streaming: by usage", 60 * M, 3, { 400 * M, 100 * M, 100 * M },
+	  { UNL, UNL, UNL }, { 0 }, false, { 0 }, false, { 40 * M, 10 * M, 10 * M }, 60 * M },
+	/* the streamer's 100 is not enough: 50 more by usage 400:100 */
+	{ "streamers not enough", 150 * M, 3, { 400 * M, 100 * M, 100 * M }, { UNL, UNL, UNL },
+	  { 0 }, false, { false, true, false }, true, { 40 * M, 100 * M, 10 * M }, 150 * M },
+	/* 10/3 = 3 each, the leftover byte to the first with a fraction */
+	{ "exact totals", 10, 3, { 100, 100, 100 }, { UNL, UNL, UNL }, { 0 }, false, { 0 }, false,
+	  { 4, 3, 3 }, 10 },
+	{ "no demand", 0, 2, { 100, 100 }, { 0, 0 }, { 0 }, false, { 0 }, false, { 0, 0 }, 0 },
+};
+
+static void test_split(void)
+{
+	for (size_t c = 0; c < N(split_cases); c++) {
+		const struct split_case *sc = &split_cases[c];
+		uint64_t take[4] = { 9, 9, 9, 9 }, got;
+		bool ok = true;
+
+		got = mc_softlimit_split_stream(sc->demand, sc->usage, sc->soft,
+						sc->use_prot ? sc->prot : NULL,
+						sc->use_stream ? sc->stream : NULL, sc->n, take);
+		tap_eq_u64(got, sc->want_total, "split %s: total", sc->name);
+		for (size_t i = 0; i < sc->n; i++) {
+			if (take[i] != sc->want[i]) {
+				printf("#   child %zu: got %llu, want %llu\n", i,
+				       (unsigned long long)take[i], (unsigned long long)sc->want[i]);
+				ok = false;
+			}
+		}
+		tap_check(ok, "split %s: per child", sc->name);
+		if (!sc->use_stream) {
+			uint64_t t2[4];
+
+			got = mc_softlimit_split(sc->demand, sc->usage, sc->soft,
+						 sc->use_prot ? sc->prot : NULL, sc->n, t2);
+			tap_check(got == sc->want_total && memcmp(t2, take, sc->n * sizeof(*t2)) == 0,
+				  "split %s: mc_softlimit_split agrees", sc->name);
+		}
+	}
+}
+
+static void test_ws(void)
+{
+	static const struct {
+		const char *name;
+		uint64_t prev, active, refault, max;
+		double alpha;
+		uint64_t want;
+	} c[] = {
+		{ "no history: starts at active", 0, 100 * M, 0, UNL, 0.5, 100 * M },
+		{ "no history, refaults raise it", 0, 100 * M, 20 * M, UNL, 0.5, 120 * M },
+		/* 100 + 0.5 * (200 - 100) */
+		{ "smoothed up", 100 * M, 200 * M, 0, UNL, 0.5, 150 * M },
+		/* 200 + 0.25 * (100 - 200) */
+		{ "smoothed down", 200 * M, 100 * M, 0, UNL, 0.25, 175 * M },
+		/* 150 + 30 */
+		{ "smoothed with refaults", 100 * M, 200 * M, 30 * M, UNL, 0.5, 180 * M },
+		{ "capped by max", 100 * M, 200 * M, 30 * M, 160 * M, 0.5, 160 * M },
+		/* default alpha 0.3: 100 + 0.3 * 100 */
+		{ "invalid alpha: default 0.3", 100 * M, 200 * M, 0, UNL, 0.0, 130 * M },
+		{ "alpha 1: no smoothing", 100 * M, 40 * M, 0, UNL, 1.0, 40 * M },
+	};
+
+	for (size_t i = 0; i < N(c); i++)
+		tap_eq_u64(mc_ws_estimate(c[i].prev, c[i].active, c[i].refault, c[i].max, c[i].alpha),
+			   c[i].want, "working set: %s", c[i].name);
+}
+
+static void test_thp(void)
+{
+	static const struct {
+		const char *name;
+		uint64_t high, max;
+		unsigned cpus;
+		uint64_t floor;
+		int want_r;
+		uint64_t want;
+	} c[] = {
+		{ "aligned with room: unchanged", 256 * M, 512 * M, 2, 0, 0, 256 * M },
+		{ "rounded down to 2M", 255 * M, 512 * M, 2, 0, 0, 254 * M },
+		/* gap 2M x 2 = 4M: min(255, 256 - 4) = 252 */
+		{ "lowered for the gap", 255 * M, 256 * M, 2, 0, 0, 252 * M },
+		/* floor 16M > 4M: 256 - 16 = 240 */
+		{ "configured floor", 255 * M, 256 * M, 2, 16 * M, 0, 240 * M },
+		/* gap 2M: min(300M+1, 299M) = 299M, down to 298M */
+		{ "gap then alignment", 300 * M + 1, 301 * M, 1, 0, 0, 298 * M },
+		{ "cpus 0 counts as 1", 255 * M, 256 * M, 0, 0, 0, 254 * M },
+		{ "unlimited max: only alignment", 255 * M, UNL, 8, 0, 0, 254 * M },
+		{ "max equal to the gap: high 0", 4 * M, 4 * M, 2, 0, 0, 0 },
+		{ "max below the gap: -ERANGE", 2 * M, 3 * M, 2, 0, -ERANGE, 0 },
+		{ "max below the floor: -ERANGE", 2 * M, 10 * M, 1, 16 * M, -ERANGE, 0 },
+	};
+	static const struct {
+		uint64_t in, want;
+	} up[] = {
+		{ 0, 0 }, { 1, 2 * M }, { 2 * M, 2 * M }, { 2 * M + 1, 4 * M }, { 45 * M, 46 * M },
+		{ UINT64_MAX, UINT64_MAX - (2 * M - 1) },
+	};
+
+	for (size_t i = 0; i < N(c); i++) {
+		uint64_t h = 12345;
+		int r = mc_thp_high(c[i].high, c[i].max, c[i].cpus, c[i].floor, &h);
+
+		tap_eq_int(r, c[i].want_r, "thp high %s: result", c[i].name);
+		if (c[i].want_r == 0)
+			tap_eq_u64(h, c[i].want, "thp high %s: value", c[i].name);
+		else
+			tap_eq_u64(h, 12345, "thp high %s: *ret not written", c[i].name);
+	}
+	for (size_t i = 0; i < N(up); i++)
+		tap_eq_u64(mc_thp_round_up(up[i].in), up[i].want, "thp round up %llu",
+			   (unsigned long long)up[i].in);
+}
+
+static void test_headroom_and_cap(void)
+{
+	/* 1G / 50 = 21474836.48 -> 21474836, up to a page: 5243 pages */
+	tap_eq_u64(mc_policy_headroom(1 * G, 0, 4096), 5243 * K4, "headroom: 2%% of 1G, page aligned");
+	tap_eq_u64(mc_policy_headroom(256 * M, 0, 4096), 8 * M, "headroom: 8M floor");
+	tap_eq_u64(mc_policy_headroom(UNL, 0, 4096), 8 * M, "headroom: unlimited");
+	tap_eq_u64(mc_policy_headroom(1 * G, 10 * M + 1, 4096), 10 * M + K4, "headroom: configured");
+
+	static const struct {
+		const char *name;
+		uint64_t limit, prot, headroom, own, want;
+	} c[] = {
+		{ "256 - 160 - 8", 256 * M, 160 * M, 8 * M, UNL, 88 * M },
+		/* 256 - 240 - 8 = 8 < max(2 x 8, 16) */
+		{ "floored at 16M", 256 * M, 240 * M, 8 * M, UNL, 16 * M },
+		{ "1G - 200 - 20", 1 * G, 200 * M, 20 * M, UNL, 804 * M },
+		{ "own max lower", 1 * G, 200 * M, 20 * M, 500 * M, 500 * M },
+		/* nothing left: 2 x 20 = 40 */
+		{ "floored at 2 x headroom", 1 * G, 1 * G, 20 * M, UNL, 40 * M },
+		{ "own max below the floor wins", 1 * G, 2 * G, 20 * M, 30 * M, 30 * M },
+		{ "page aligned", 256 * M + 100, 160 * M, 8 * M, UNL, 88 * M },
+		/* the 16M floor would exceed the parent's 10M */
+		{ "never above the parent's limit", 10 * M, 5 * M, 8 * M, UNL, 10 * M },
+	};
+	for (size_t i = 0; i < N(c); i++)
+		tap_eq_u64(mc_sibling_cap(c[i].limit, c[i].prot, c[i].headroom, c[i].own, 4096),
+			   c[i].want, "v1 sibling cap: %s", c[i].name);
+}
+
+/* ---- NUMA ---- */
+
+static void test_numa_single(void)
+{
+	int64_t def[3] = { 0 };
+	uint64_t out[3];
+	size_t next = 0;
+
+	/* credits 6M, 2M: three units to node 0, one to node 1 */
+	mc_numa_split(def, (const uint64_t[]){ 3, 1 }, 2, 8 * M, 2 * M, out);
+	tap_check(out[0] == 6 * M && out[1] == 2 * M && def[0] == 0 && def[1] == 0,
+		  "numa 3:1, 8M in 2M units: 6M + 2M, no deficit left");
+
+	/* 1:1, one unit per call: credits 1M each, the tie goes to node 0, then node 1 is owed */
+	def[0] = def[1] = 0;
+	mc_numa_split(def, (const uint64_t[]){ 1, 1 }, 2, 2 * M, 2 * M, out);
+	tap_check(out[0] == 2 * M && out[1] == 0 && def[0] == -(int64_t)M && def[1] == (int64_t)M,
+		  "numa 1:1 first unit: node 0, deficits -1M/+1M");
+	mc_numa_split(def, (const uint64_t[]){ 1, 1 }, 2, 2 * M, 2 * M, out);
+	tap_check(out[0] == 0 && out[1] == 2 * M && def[0] == 0 && def[1] == 0,
+		  "numa 1:1 second unit: node 1, deficits back to 0");
+
+	/*
+	 * 1:3, 5M + 4K in 2M units: credits 1311744 and 3935232; node 1 is
+	 * owed one whole unit, then still owed most; the 1M + 4K below a unit
+	 * goes to the heaviest node: all to node 1.
+	 */
+	def[0] = def[1] = 0;
+	mc_numa_split(def, (const uint64_t[]){ 1, 3 }, 2, 5 * M + K4, 2 * M, out);
+	tap_check(out[0] == 0 && out[1] == 5 * M + K4 && def[0] == 1311744 && def[1] == -1311744,
+		  "numa 1:3 with a remainder: unit to the most owed, remainder to the heaviest");
+
+	/* all weights 0: the nodes count as equal */
+	def[0] = def[1] = 0;
+	mc_numa_split(def, (const uint64_t[]){ 0, 0 }, 2, 4 * M, 2 * M, out);
+	tap_check(out[0] == 2 * M && out[1] == 2 * M, "numa all weights 0: equal split");
+
+	/* round-robin: 5 units over 3 nodes from 0: 2, 2, 1 and node 2 is next */
+	mc_numa_round_robin(&next, (const uint64_t[]){ 1, 1, 1 }, 3, 10 * M, 2 * M, out);
+	tap_check(out[0] == 4 * M && out[1] == 4 * M && out[2] == 2 * M && next == 2,
+		  "round-robin 5 units: 4M 4M 2M, next node 2");
+	/* one unit to node 2, then the 4K remainder to node 0, whose turn it is */
+	mc_numa_round_robin(&next, (const uint64_t[]){ 1, 1, 1 }, 3, 2 * M + K4, 2 * M, out);
+	tap_check(out[0] == K4 && out[1] == 0 && out[2] == 2 * M && next == 0,
+		  "round-robin continues at node 2, remainder to node 0");
+	/* node 1 has nothing to reclaim: skipped */
+	next = 0;
+	mc_numa_round_robin(&next, (const uint64_t[]){ 1, 0, 1 }, 3, 6 * M, 2 * M, out);
+	tap_check(out[0] == 4 * M && out[1] == 0 && out[2] == 2 * M && next == 2,
+		  "round-robin skips a node with weight 0");
+}
+
+/*
+ * 1000 intervals of varying amounts (1..7 units of 37 pages, plus a
+ * sub-unit remainder every third interval): each node's share of the total
+ * must be within 1% (relative) of its weight share.
+ */
+static void numa_converge(const uint64_t *w, size_t n, bool round_robin, double *ret_share,
+			  bool *ret_within)
+{
+	int64_t def[4] = { 0 };
+	uint64_t tot[4] = { 0 }, out[4], all = 0, wsum = 0;
+	size_t next = 0;
+
+	for (int i = 0; i < 1000; i++) {
+		uint64_t unit = 37 * K4;
+		uint64_t amount = (uint64_t)(i % 7 + 1) * unit + (i % 3 == 0 ? 5 * K4 : 0);
+
+		if (round_robin)
+			mc_numa_round_robin(&next, w, n, amount, unit, out);
+		else
+			mc_numa_split(def, w, n, amount, unit, out);
+		for (size_t j = 0; j < n; j++) {
+			tot[j] += out[j];
+			all += out[j];
+		}
+	}
+	*ret_within = true;
+	for (size_t j = 0; j < n; j++)
+		wsum += w[j];
+	for (size_t j = 0; j < n; j++) {
+		double share = (double)tot[j] / (double)all, want = (double)w[j] / (double)wsum;
+		double err = share > want ? share - want : want - share;
+
+		ret_share[j] = share;
+		if (want == 0 ? tot[j] != 0 : err > 0.01 * want)
+			*ret_within = false;
+	}
+}
+
+static void test_numa_converge(void)
+{
+	static const struct {
+		const char *name;
+		uint64_t w[4];
+		size_t n;
+	} c[] = {
+		{ "3:1", { 300 * M, 100 * M }, 2 },
+		{ "5:3:2", { 500 * M, 300 * M, 200 * M }, 3 },
+		{ "4:0:1 (node 1 gets nothing)", { 400 * M, 0, 100 * M }, 3 },
+	};
+	double share[4];
+	bool within;
+
+	for (size_t i = 0; i < N(c); i++) {
+		numa_converge(c[i].w, c[i].n, false, share, &within);
+		tap_check(within, "numa weighted %s: 1000 intervals within 1%% of the weights (%.4f %.4f %.4f %.4f)",
+			  c[i].name, share[0], share[1], c[i].n > 2 ? share[2] : 0.0,
+			  c[i].n > 3 ? share[3] : 0.0);
+	}
+	/* The same intervals split round-robin follow 1/n, not the weights. */
+	numa_converge(c[0].w, c[0].n, true, share, &within);
+	tap_check(!within && share[0] > 0.49 && share[0] < 0.51,
+		  "numa round-robin 3:1 does not converge to the weights (node 0 share %.4f, not 0.75)",
+		  share[0]);
+	numa_converge(c[1].w, c[1].n, true, share, &within);
+	tap_check(!within, "numa round-robin 5:3:2 does not converge to the weights");
+}
+
+/* ---- mc_policy_check ---- */
+
+static void test_check(void)
+{
+	static const char yaml[] =
+		"version: 1\n"
+		"parent: self\n"
+		"groups:\n"
+		"  web:\n"
+		"    max: 256M\n"
+		"    high: 255M\n"
+		"    thp: true\n"
+		"  batch:\n"
+		"    max: 256M\n"
+		"    high: 255M\n"
+		"  cache:\n"
+		"    max: 50%\n"
+		"    high: 49%\n"
+		"    thp: true\n"
+		"  app:\n"
+		"    groups:\n"
+		"      db: {max: 1G, high: 1016M, thp: true}\n";
+	struct mc_policy_config cfg = { .cpus = 2 };
+	struct mc_diags d = { 0 };
+	struct mc_profile p;
+	int r;
+
+	r = mc_profile_parse("t.yaml", yaml, strlen(yaml), &p, &d);
+	tap_eq_int(r, 0, "check: the profile parses");
+	if (r < 0) {
+		mc_diags_free(&d);
+		return;
+	}
+	/* web: 256 - 255 = 1M < 4M; batch is not THP; cache is a percentage; db has 8M */
+	r = mc_policy_check(&p, &cfg, &d);
+	tap_eq_int(r, 1, "check: one THP group too close to its max");
+	if (d.n == 1) {
+		tap_eq_int(d.v[0].line, 6, "check: diag at the high value's line");
+		tap_eq_int(d.v[0].col, 11, "check: diag at the high value's column");
+		tap_eq_str(d.v[0].path, "groups.web.high", "check: key path");
+		tap_eq_str(d.v[0].msg,
+			   "high '255M' leaves 1M below max '256M'; a THP group needs at least 4M (2M x 2 CPUs)",
+			   "check: message");
+	}
+	mc_diags_free(&d);
+
+	/* A floor of 16M also catches db (1G - 1016M = 8M), at line 17 col 27. */
+	cfg.thp_floor = 16 * M;
+	r = mc_policy_check(&p, &cfg, &d);
+	tap_eq_int(r, 2, "check with a 16M floor: two problems");
+	if (d.n == 2) {
+		tap_check(d.v[1].line == 17 && d.v[1].col == 27 &&
+			  strcmp(d.v[1].path, "groups.app.db.high") == 0,
+			  "check: nested group's diag at 17:27 (got %d:%d %s)", d.v[1].line, d.v[1].col,
+			  d.v[1].path);
+		tap_eq_str(d.v[1].msg,
+			   "high '1016M' leaves 8M below max '1G'; a THP group needs at least 16M (the configured THP floor)",
+			   "check: floor message");
+	}
+	mc_diags_free(&d);
+	mc_profile_free(&p);
+}
+
+/* ---- whole intervals on hand-built snapshots ---- */
+
+struct kv {
+	const char *key;
+	uint64_t val;
+};
+
+struct gdef {
+	const char *path;
+	uint64_t raw[MC_KNOB__COUNT];   /* max high low min soft swap; NA = no file */
+	uint64_t usage;
+	struct kv stat[8];
+	struct kv numa[2][2];           /* per node */
+	size_t n_numa;
+	double psi10;                   /* > 0: PSI present */
+};
+
+static void kvs_fill(struct mc_kvs *kv, const struct kv *v, size_t n)
+{
+	for (size_t i = 0; i < n && v[i].key; i++)
+		if (mc_kvs_add(kv, v[i].key, strlen(v[i].key), v[i].val) < 0)
+			abort();
+}
+
+static void snap_build(struct mc_snapshot *s, const struct gdef *defs, size_t n,
+		       uint64_t parent_limit)
+{
+	memset(s, 0, sizeof(*s));
+	s->parent = strdup("/test");
+	s->parent_limit = parent_limit;
+	s->groups = calloc(n, sizeof(*s->groups));
+	if (!s->parent || !s->groups)
+		abort();
+	s->n = n;
+	for (size_t i = 0; i < n; i++) {
+		struct mc_group_snap *g = &s->groups[i];
+
+		g->path = strdup(defs[i].path);
+		g->present = true;
+		for (int k = 0; k < MC_KNOB__COUNT; k++) {
+			g->raw[k] = defs[i].raw[k];
+			g->raw_valid[k] = defs[i].raw[k] != NA;
+		}
+		g->usage = defs[i].usage;
+		g->usage_valid = true;
+		kvs_fill(&g->stat, defs[i].stat, N(defs[i].stat));
+		if (defs[i].n_numa) {
+			g->numa = calloc(defs[i].n_numa, sizeof(*g->numa));
+			g->n_numa = defs[i].n_numa;
+			for (size_t j = 0; j < defs[i].n_numa; j++)
+				kvs_fill(&g->numa[j], defs[i].numa[j], 2);
+		}
+		if (defs[i].psi10 > 0) {
+			g->psi.valid = true;
+			g->psi.some_avg10 = defs[i].psi10;
+		}
+	}
+}
+
+static void spec_init(struct mc_group_spec *g, const char *name)
+{
+	memset(g, 0, sizeof(*g));
+	g->name = (char *)name;
+	g->thp = -1;
+}
+
+static struct mc_size B(uint64_t v)
+{
+	return (struct mc_size){ .kind = MC_SIZE_BYTES, .bytes = v };
+}
+
+static const char *size_str(uint64_t v, char *buf)
+{
+	if (mc_size_format(v, buf, 24) < 0)
+		strcpy(buf, "?");
+	return buf;
+}
+
+/* "group file=value; ..." and "group bytes [n0,n1]; ..." */
+static char *dec_str(const struct mc_decisions *d, const struct mc_caps *caps, bool reclaims)
+{
+	static char buf[2048];
+	size_t off = 0;
+	char v[24];
+
+	buf[0] = '\0';
+	if (!reclaims) {
+		for (size_t i = 0; i < d->n_set; i++)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s %s=%s", i ? "; " : "",
+						d->set[i].group, caps->file[d->set[i].knob],
+						size_str(d->set[i].value, v));
+		return buf;
+	}
+	for (size_t i = 0; i < d->n_reclaim; i++) {
+		const struct mc_reclaim *rc = &d->reclaim[i];
+
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s %s", i ? "; " : "",
+					rc->group, size_str(rc->bytes, v));
+		for (size_t j = 0; rc->node_bytes && j < rc->n_nodes; j++)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", j ? "," : " [",
+						size_str(rc->node_bytes[j], v));
+		if (rc->node_bytes)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "]");
+	}
+	return buf;
+}
+
+static const char *reason_of(const struct mc_decisions *d, const char *group, bool reclaim,
+			     enum mc_knob k)
+{
+	if (reclaim) {
+		for (size_t i = 0; i < d->n_reclaim; i++)
+			if (strcmp(d->reclaim[i].group, group) == 0)
+				return d->reclaim[i].reason;
+	} else {
+		for (size_t i = 0; i < d->n_set; i++)
+			if (strcmp(d->set[i].group, group) == 0 && d->set[i].knob == k)
+				return d->set[i].reason;
+	}
+	return "";
+}
+
+static void check_reason(const char *name, const char *reason, const char *want)
+{
+	tap_check(strstr(reason, want) != NULL, "%s: reason has \"%s\" (got \"%s\")", name, want,
+		  reason);
+}
+
+static const struct mc_caps caps_v2 = {
+	.ver = MC_CGV2,
+	.file = { "memory.max", "memory.high", "memory.low", "memory.min", NULL, "memory.swap.max" },
+	.page_size = 4096,
+	.mem_total = 16 * G,
+};
+
+static const struct mc_caps caps_v2p = {
+	.ver = MC_CGV2,
+	.file = { "memory.max", "memory.high", "memory.low", "memory.min", "memory.soft_limit",
+		  "memory.swap.max" },
+	.patched = true,
+	.page_size = 4096,
+	.mem_total = 16 * G,
+};
+
+static const struct mc_caps caps_v1 = {
+	.ver = MC_CGV1,
+	.file = { "memory.limit_in_bytes", NULL, NULL, NULL, "memory.soft_limit_in_bytes",
+		  "memory.memsw.limit_in_bytes" },
+	.page_size = 4096,
+	.mem_total = 16 * G,
+};
+
+/*
+ * v2, stock kernel. The parent's limit is 2G, headroom 24M: usage 2224M is
+ * 200M above 2024M. Excess over max(soft, protection): web 350 - max(128,
+ * 250) = 100, batch 104 - 64 = 40, together 140 < 200: both give all of
+ * it, and the other 60M come from stream first, because it streams
+ * (inactive file 300M > half its 400M, no refaults). stream's numa weights
+ * 225:75 split its 60M as 45M + 15M. web's working set: no history, active
+ * 100 + 150 = 250M -> memory.low 250M; batch's soft limit 64M below its
+ * usage 104M -> memory.low 64M; cache is THP with high 255M, max 256M, 2
+ * CPUs: 256 - 4 = 252M.
+ */
+static const struct gdef v2_rows[] = {
+	{ "", { 2 * G, UNL, 0, 0, NA, UNL }, 2224 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+	{ "web", { 512 * M, UNL, 0, 0, NA, UNL }, 350 * M,
+	  { { "active_anon", 100 * M }, { "active_file", 150 * M }, { "inactive_file", 50 * M },
+	    { "workingset_refault_anon", 0 }, { "workingset_refault_file", 0 } },
+	  { { { 0 } } }, 0, 0 },
+	{ "batch", { UNL, UNL, 0, 0, NA, UNL }, 104 * M,
+	  { { "inactive_file", 20 * M }, { "active_file", 50 * M } }, { { { 0 } } }, 0, 0 },
+	{ "stream", { UNL, UNL, 0, 0, NA, UNL }, 400 * M,
+	  { { "inactive_file", 300 * M }, { "active_file", 10 * M }, { "workingset_refault_file", 0 } },
+	  { { { "inactive_file", 225 * M } }, { { "inactive_file", 75 * M } } }, 2, 0 },
+	{ "cache", { 256 * M, 255 * M, 0, 0, NA, UNL }, 84 * M,
+	  { { "anon_thp", 40 * M }, { "thp_fault_fallback_charge", 10 } }, { { { 0 } } }, 0, 0 },
+};
+
+static void v2_profile(struct mc_group_spec g[4], struct mc_profile *p)
+{
+	spec_init(&g[0], "web");
+	g[0].knob[MC_KNOB_MAX] = B(512 * M);
+	g[0].knob[MC_KNOB_SOFT] = B(128 * M);
+	g[0].protect = MC_PROTECT_ACTIVE;
+	spec_init(&g[1], "batch");
+	g[1].knob[MC_KNOB_SOFT] = B(64 * M);
+	spec_init(&g[2], "stream");
+	spec_init(&g[3], "cache");
+	g[3].knob[MC_KNOB_MAX] = B(256 * M);
+	g[3].knob[MC_KNOB_HIGH] = B(255 * M);
+	g[3].thp = 1;
+	memset(p, 0, sizeof(*p));
+	p->file = "t.yaml";
+	p->version = 1;
+	p->parent = "/test";
+	p->numa = MC_NUMA_WEIGHTED;
+	p->groups = g;
+	p->n_groups = 4;
+}
+
+static void test_decide_v2(void)
+{
+	struct mc_policy_config cfg = { .headroom = 24 * M, .cpus = 2, .ws_alpha = 0.5 };
+	struct mc_group_spec g[4];
+	struct gdef rows[N(v2_rows)];
+	struct mc_profile p;
+	struct mc_snapshot s;
+	struct mc_decisions d;
+	struct mc_diags diags = { 0 };
+	struct mc_policy *pol;
+	uint64_t ws;
+	int r;
+
+	v2_profile(g, &p);
+	tap_eq_int(mc_policy_new(&cfg, &pol), 0, "v2: policy created");
+
+	/* interval 1 */
+	snap_build(&s, v2_rows, N(v2_rows), 2 * G);
+	r = mc_policy_decide(pol, &p, &s, &caps_v2, &d, &diags);
+	tap_eq_int(r, 0, "v2 interval 1: decides");
+	tap_eq_str(dec_str(&d, &caps_v2, false),
+		   "web memory.low=250M; batch memory.low=64M; cache memory.high=252M",
+		   "v2 interval 1: settings");
+	tap_eq_str(dec_str(&d, &caps_v2, true), "web 100M; stream 60M [45M,15M]; batch 40M",
+		   "v2 interval 1: reclaims, largest first, stream split 3:1 by node");
+	check_reason("v2 web low", reason_of(&d, "web", false, MC_KNOB_LOW),
+		     "working set 250M (active 250M, refaults 0/interval): memory.low 250M");
+	check_reason("v2 batch low", reason_of(&d, "batch", false, MC_KNOB_LOW),
+		     "protects up to its soft limit 64M at usage 104M (stock v2 has no memory.soft_limit): memory.low 64M");
+	check_reason("v2 cache high", reason_of(&d, "cache", false, MC_KNOB_HIGH),
+		     "lowers high 255M to 252M: a THP group needs 4M (2M x 2 CPUs) between high and max 256M");
+	check_reason("v2 web reclaim", reason_of(&d, "web", true, 0),
+		     "'web' is 222M above its soft limit 128M: gives 100M of the 200M '/test' needs back (usage 2224M above limit 2G minus headroom 24M), keeping its working set 250M");
+	check_reason("v2 batch reclaim", reason_of(&d, "batch", true, 0),
+		     "'batch' is 40M above its soft limit 64M: gives 40M of the 200M '/test' needs back");
+	check_reason("v2 stream reclaim", reason_of(&d, "stream", true, 0),
+		     "gives 60M first as it streams (inactive file 300M of usage 400M, refaults 0/interval) of the 200M '/test' needs back");
+	check_reason("v2 stream reclaim", reason_of(&d, "stream", true, 0),
+		     "per node N0 45M, N1 15M (weights: inactive file 225M, 75M)");
+	tap_eq_int((long long)d.n_notes, 1, "v2 interval 1: one note");
+	if (d.n_notes == 1)
+		tap_eq_str(d.notes[0],
+			   "NUMA split computed for 'stream' but this host cannot reclaim per node (no memory.reclaim nodes=)",
+			   "v2 interval 1: NUMA is not enforceable on a stock kernel");
+	tap_eq_int(mc_policy_working_set(pol, "web", &ws), 0, "v2 interval 1: web has an estimate");
+	tap_eq_u64(ws, 250 * M, "v2 interval 1: estimate 250M");
+	tap_eq_int(mc_policy_working_set(pol, "batch", &ws), -ENOENT, "v2: batch is not protected");
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+
+	/*
+	 * interval 2: no demand (2000M < 2024M). web: active 200M, 2560 pages
+	 * refaulted (10M): 250 + 0.5 * (200 - 250) + 10 = 235M. cache's
+	 * fallback counter went 10 -> 22.
+	 */
+	memcpy(rows, v2_rows, sizeof(rows));
+	rows[0].usage = 2000 * M;
+	rows[1].stat[1].val = 100 * M;
+	rows[1].stat[4].val = 2560;
+	rows[4].stat[1].val = 22;
+	snap_build(&s, rows, N(rows), 2 * G);
+	r = mc_policy_decide(pol, &p, &s, &caps_v2, &d, &diags);
+	tap_eq_int(r, 0, "v2 interval 2: decides");
+	tap_eq_str(dec_str(&d, &caps_v2, false),
+		   "web memory.low=235M; batch memory.low=64M; cache memory.high=252M",
+		   "v2 interval 2: settings are emitted again, web's low follows the estimate");
+	tap_eq_str(dec_str(&d, &caps_v2, true), "", "v2 interval 2: no demand, no reclaim");
+	check_reason("v2 web low 2", reason_of(&d, "web", false, MC_KNOB_LOW),
+		     "working set 235M (active 200M, refaults 10M/interval): memory.low 235M");
+	tap_check(d.n_notes == 1 &&
+		  strcmp(d.notes[0], "'cache': 12 huge-page charges fell back to small pages since the last interval") == 0,
+		  "v2 interval 2: THP fallbacks reported (%s)", d.n_notes ? d.notes[0] : "none");
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+
+	/* interval 3: web is gone; its state is dropped */
+	memcpy(rows, v2_rows, sizeof(rows));
+	rows[0].usage = 1 * G;
+	rows[1] = rows[4];
+	snap_build(&s, rows, N(rows) - 1, 2 * G);
+	r = mc_policy_decide(pol, &p, &s, &caps_v2, &d, &diags);
+	tap_eq_int(r, 0, "v2 interval 3: decides without web");
+	tap_eq_int(mc_policy_working_set(pol, "web", &ws), -ENOENT, "v2 interval 3: web's state dropped");
+	tap_eq_str(dec_str(&d, &caps_v2, false), "batch memory.low=64M; cache memory.high=252M",
+		   "v2 interval 3: settings for present groups only");
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+
+	/* interval 4: web is back as a new group: estimate from active, no refault history */
+	memcpy(rows, v2_rows, sizeof(rows));
+	rows[0].usage = 1 * G;
+	rows[1].stat[1].val = 100 * M;
+	rows[1].stat[4].val = 2560;
+	snap_build(&s, rows, N(rows), 2 * G);
+	r = mc_policy_decide(pol, &p, &s, &caps_v2, &d, &diags);
+	tap_eq_int(r, 0, "v2 interval 4: decides");
+	tap_eq_int(mc_policy_working_set(pol, "web", &ws), 0, "v2 interval 4: web has an estimate again");
+	tap_eq_u64(ws, 200 * M, "v2 interval 4: starts over at active 200M");
+	tap_eq_int((long long)diags.n, 0, "v2: no diagnostics");
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+	mc_policy_free(pol);
+	mc_diags_free(&diags);
+}
+
+/* The patched kernel: soft limits are the kernel's, NUMA splits are enforced. */
+static void test_decide_v2_patched(void)
+{
+	struct mc_policy_config cfg = { .headroom = 24 * M, .cpus = 2, .ws_alpha = 0.5 };
+	struct mc_group_spec g[4];
+	struct mc_profile p;
+	struct mc_snapshot s;
+	struct mc_decisions d;
+	struct mc_policy *pol;
+	struct gdef rows[N(v2_rows)];
+
+	memcpy(rows, v2_rows, sizeof(rows));
+	for (size_t i = 0; i < N(rows); i++)
+		rows[i].raw[MC_KNOB_SOFT] = UNL;
+	rows[2].raw[MC_KNOB_SOFT] = 64 * M;
+	v2_profile(g, &p);
+	if (mc_policy_new(&cfg, &pol) < 0)
+		abort();
+	snap_build(&s, rows, N(rows), 2 * G);
+	tap_eq_int(mc_policy_decide(pol, &p, &s, &caps_v2p, &d, NULL), 0, "patched v2: decides");
+	/* no memory.low from soft limits: the kernel has memory.soft_limit */
+	tap_eq_str(dec_str(&d, &caps_v2p, false), "web memory.low=250M; cache memory.high=252M",
+		   "patched v2: settings");
+	tap_eq_str(dec_str(&d, &caps_v2p, true), "web 100M; stream 60M [45M,15M]; batch 40M",
+		   "patched v2: the same reclaims");
+	tap_check(d.n_notes == 1 && strcmp(d.notes[0], "active-set protection knob: not driven yet") == 0,
+		  "patched v2: only the active-set note, NUMA is enforced (%s)",
+		  d.n_notes ? d.notes[0] : "none");
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+	mc_policy_free(pol);
+}
+
+/*
+ * v1. Parent limit 512M, headroom 8M: usage 510M is 6M above 504M. No soft
+ * limits, so the 6M come by usage, streamers first: stream (inactive file
+ * 150M > 100M) gives all 6M, split 1:1 by numa_stat "file" (v1 has no
+ * inactive_file per node). web's working set from the total_* keys: 60 +
+ * 100 = 160M. v1 has no memory.low: the unprotected siblings are capped at
+ * 512 - 160 - 8 = 344M. batch (rss_huge > 0: THP) is 5M above its high
+ * 100M: emulated, rounded up to 6M; logs is 4K above its high 30M.
+ */
+static void test_decide_v1(void)
+{
+	struct mc_policy_config cfg = { .headroom = 8 * M, .cpus = 2, .ws_alpha = 0.5 };
+	static const struct gdef rows[] = {
+		{ "", { 512 * M, NA, NA, NA, UNL, UNL }, 510 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "web", { UNL, NA, NA, NA, UNL, UNL }, 170 * M,
+		  { { "total_active_anon", 60 * M }, { "total_active_file", 100 * M },
+		    { "total_inactive_file", 5 * M } },
+		  { { { 0 } } }, 0, 0 },
+		{ "stream", { 1 * G, NA, NA, NA, UNL, UNL }, 200 * M,
+		  { { "inactive_file", 150 * M }, { "active_file", 20 * M } },
+		  { { { "file", 100 * M }, { "anon", 10 * M } }, { { "file", 100 * M }, { "anon", 30 * M } } },
+		  2, 0 },
+		{ "batch", { UNL, NA, NA, NA, UNL, UNL }, 105 * M,
+		  { { "rss_huge", 4 * M }, { "inactive_file", 10 * M } }, { { { 0 } } }, 0, 0 },
+		{ "logs", { UNL, NA, NA, NA, UNL, UNL }, 30 * M + K4, { { 0 } }, { { { 0 } } }, 0, 0 },
+	};
+	struct mc_group_spec g[4];
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.numa = MC_NUMA_WEIGHTED, .groups = g, .n_groups = 4 };
+	struct mc_snapshot s;
+	struct mc_decisions d;
+	struct mc_policy *pol;
+	uint64_t ws;
+
+	spec_init(&g[0], "web");
+	g[0].protect = MC_PROTECT_ACTIVE;
+	spec_init(&g[1], "stream");
+	g[1].knob[MC_KNOB_MAX] = B(1 * G);
+	spec_init(&g[2], "batch");
+	g[2].knob[MC_KNOB_HIGH] = B(100 * M);
+	spec_init(&g[3], "logs");
+	g[3].knob[MC_KNOB_HIGH] = B(30 * M);
+	if (mc_policy_new(&cfg, &pol) < 0)
+		abort();
+	snap_build(&s, rows, N(rows), 512 * M);
+	tap_eq_int(mc_policy_decide(pol, &p, &s, &caps_v1, &d, NULL), 0, "v1: decides");
+	tap_eq_str(dec_str(&d, &caps_v1, false),
+		   "stream memory.limit_in_bytes=344M; batch memory.limit_in_bytes=344M; logs memory.limit_in_bytes=344M",
+		   "v1: unprotected siblings capped, no memory.low");
+	tap_eq_str(dec_str(&d, &caps_v1, true), "batch 6M; stream 6M [3M,3M]; logs 4K",
+		   "v1: reclaims");
+	check_reason("v1 stream cap", reason_of(&d, "stream", false, MC_KNOB_MAX),
+		     "caps 'stream' at 344M so the limit 512M of '/test' leaves room for the protected 'web' 160M and headroom 8M");
+	check_reason("v1 stream reclaim", reason_of(&d, "stream", true, 0),
+		     "gives 6M first as it streams (inactive file 150M of usage 200M, refaults 0/interval) of the 6M '/test' needs back (usage 510M above limit 512M minus headroom 8M)");
+	check_reason("v1 stream reclaim", reason_of(&d, "stream", true, 0),
+		     "(weights: file 100M, 100M)");
+	check_reason("v1 batch reclaim", reason_of(&d, "batch", true, 0),
+		     "usage 105M is 5M above high 100M: emulates high on v1; rounded up to whole 2M huge pages: 6M");
+	check_reason("v1 logs reclaim", reason_of(&d, "logs", true, 0),
+		     "is 4K above high 30M: emulates high on v1");
+	tap_check(d.n_notes == 1 && strstr(d.notes[0], "NUMA split computed for 'stream'"),
+		  "v1: NUMA split is reported as not enforceable");
+	tap_eq_int(mc_policy_working_set(pol, "web", &ws), 0, "v1: web's estimate");
+	tap_eq_u64(ws, 160 * M, "v1: estimate from total_active_anon + total_active_file");
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+	mc_policy_free(pol);
+}
+
+/* v1 caps: the cap against the child's own max, its soft limit, and the floor. */
+static void test_v1_caps(void)
+{
+	static const struct {
+		const char *name;
+		uint64_t stream_max;    /* profile, UNL = unset */
+		uint64_t stream_soft;   /* live */
+		uint64_t protect_size;  /* web: 0 = protect: active (working set 160M) */
+		uint64_t want;
+		const char *why;
+	} c[] = {
+		{ "plain", UNL, UNL, 0, 344 * M, "caps 'stream' at 344M so the limit 512M" },
+		{ "own max lower", 300 * M, UNL, 0, 300 * M, "caps 'stream' at 300M (its own max is lower)" },
+		{ "not below the soft limit", UNL, 400 * M, 0, 400 * M,
+		  "caps 'stream' at 400M (not below its soft limit)" },
+		/* 512 - 500 - 8 = 4M: floor max(2 x 8, 16) = 16M */
+		{ "floor", UNL, UNL, 500 * M, 16 * M,
+		  "caps 'stream' at 16M (the floor: 2 x headroom, at least 16M) so the limit 512M of '/test' leaves room for the protected 'web' 500M" },
+	};
+	struct mc_policy_config cfg = { .headroom = 8 * M, .cpus = 1 };
+
+	for (size_t i = 0; i < N(c); i++) {
+		struct gdef rows[] = {
+			{ "", { 512 * M, NA, NA, NA, UNL, UNL }, 100 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+			{ "web", { UNL, NA, NA, NA, UNL, UNL }, 170 * M,
+			  { { "active_anon", 60 * M }, { "active_file", 100 * M } }, { { { 0 } } }, 0, 0 },
+			{ "stream", { UNL, NA, NA, NA, c[i].stream_soft, UNL }, 10 * M, { { 0 } },
+			  { { { 0 } } }, 0, 0 },
+		};
+		struct mc_group_spec g[2];
+		struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+					.numa = MC_NUMA_OFF, .groups = g, .n_groups = 2 };
+		struct mc_snapshot s;
+		struct mc_decisions d;
+		struct mc_policy *pol;
+
+		spec_init(&g[0], "web");
+		g[0].protect = c[i].protect_size ? MC_PROTECT_SIZE : MC_PROTECT_ACTIVE;
+		g[0].protect_size = B(c[i].protect_size);
+		spec_init(&g[1], "stream");
+		if (c[i].stream_max != UNL)
+			g[1].knob[MC_KNOB_MAX] = B(c[i].stream_max);
+		if (mc_policy_new(&cfg, &pol) < 0)
+			abort();
+		snap_build(&s, rows, N(rows), 512 * M);
+		tap_eq_int(mc_policy_decide(pol, &p, &s, &caps_v1, &d, NULL), 0, "v1 cap %s: decides",
+			   c[i].name);
+		tap_check(d.n_set == 1 && d.set[0].knob == MC_KNOB_MAX &&
+			  strcmp(d.set[0].group, "stream") == 0 && d.set[0].value == c[i].want,
+			  "v1 cap %s: stream max %llu (got %s)", c[i].name,
+			  (unsigned long long)c[i].want, dec_str(&d, &caps_v1, false));
+		check_reason("v1 cap", reason_of(&d, "stream", false, MC_KNOB_MAX), c[i].why);
+		mc_decisions_free(&d);
+		mc_snapshot_free(&s);
+		mc_policy_free(pol);
+	}
+}
+
+/*
+ * Nested demand and PSI, v2. The parent's 1100M are 100M above 1000M
+ * (limit 1G, headroom 24M): by usage 600:400 app gives 60M and other 40M;
+ * app has groups, so its 60M are split again, 300:300 -> 30M + 30M. Then
+ * the parent below its limit but under pressure (PSI 25 > 10) needs the
+ * headroom, 24M: 600:400 -> 14.4M + 9.6M, in pages 3686.4 + 2457.6 ->
+ * 3687 + 2457 (the leftover page to app), app's 3687 pages -> 1844 + 1843.
+ */
+static void test_decide_nested_psi(void)
+{
+	struct mc_policy_config cfg = { .headroom = 24 * M, .cpus = 1 };
+	struct gdef rows[] = {
+		{ "", { 1 * G, UNL, 0, 0, NA, UNL }, 1100 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "app", { UNL, UNL, 0, 0, NA, UNL }, 600 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "app/fe", { UNL, UNL, 0, 0, NA, UNL }, 300 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "app/be", { UNL, UNL, 0, 0, NA, UNL }, 300 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "other", { UNL, UNL, 0, 0, NA, UNL }, 400 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "notinprofile", { UNL, UNL, 0, 0, NA, UNL }, 400 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+	};
+	struct mc_group_spec top[3], kids[2];
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.numa = MC_NUMA_WEIGHTED, .groups = top, .n_groups = 3 };
+	struct mc_snapshot s;
+	struct mc_decisions d;
+	struct mc_policy *pol;
+
+	spec_init(&top[0], "app");
+	spec_init(&kids[0], "fe");
+	spec_init(&kids[1], "be");
+	top[0].children = kids;
+	top[0].n_children = 2;
+	spec_init(&top[1], "other");
+	spec_init(&top[2], "missing");
+	if (mc_policy_new(&cfg, &pol) < 0)
+		abort();
+	snap_build(&s, rows, N(rows), 1 * G);
+	tap_eq_int(mc_policy_decide(pol, &p, &s, &caps_v2, &d, NULL), 0, "nested: decides");
+	tap_eq_str(dec_str(&d, &caps_v2, true), "other 40M; app/be 30M; app/fe 30M",
+		   "nested: the group with children passes its share down");
+	check_reason("nested fe", reason_of(&d, "app/fe", true, 0),
+		     "gives 30M in proportion to its usage 300M of the 60M 'app' needs back (its share of what '/test' needs back)");
+	tap_eq_int((long long)d.n_set, 0, "nested: no settings");
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+
+	rows[0].usage = 900 * M;
+	rows[0].psi10 = 25.0;
+	snap_build(&s, rows, N(rows), 1 * G);
+	tap_eq_int(mc_policy_decide(pol, &p, &s, &caps_v2, &d, NULL), 0, "psi: decides");
+	tap_eq_str(dec_str(&d, &caps_v2, true), "other 9828K; app/fe 7376K; app/be 7372K",
+		   "psi: the headroom is taken under pressure");
+	check_reason("psi other", reason_of(&d, "other", true, 0),
+		     "of the 24M '/test' needs back (memory pressure 25.00% (some avg10) above 10.00%: headroom 24M)");
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+	mc_policy_free(pol);
+}
+
+/* A THP group whose max leaves no room: a diagnostic at the high key, no setting. */
+static void test_decide_thp_erange(void)
+{
+	struct mc_policy_config cfg = { .cpus = 2 };
+	struct gdef rows[] = {
+		{ "", { UNL, UNL, 0, 0, NA, UNL }, 100 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "tiny", { 3 * M, 2 * M, 0, 0, NA, UNL }, 1 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+	};
+	struct mc_group_spec g;
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.groups = &g, .n_groups = 1 };
+	struct mc_snapshot s;
+	struct mc_decisions d;
+	struct mc_diags diags = { 0 };
+	struct mc_policy *pol;
+
+	spec_init(&g, "tiny");
+	g.thp = 1;
+	g.knob[MC_KNOB_HIGH] = B(2 * M);
+	g.knob_pos[MC_KNOB_HIGH] = (struct mc_pos){ 9, 11 };
+	g.knob[MC_KNOB_MAX] = B(3 * M);
+	if (mc_policy_new(&cfg, &pol) < 0)
+		abort();
+	snap_build(&s, rows, N(rows), 16 * G);
+	tap_eq_int(mc_policy_decide(pol, &p, &s, &caps_v2, &d, &diags), 0, "thp erange: decides");
+	tap_eq_int((long long)d.n_set, 0, "thp erange: no high setting");
+	tap_check(diags.n == 1 && diags.v[0].line == 9 && diags.v[0].col == 11 &&
+		  strcmp(diags.v[0].msg, "max '3M' leaves no room for high: a THP group needs at least 4M (2M x 2 CPUs) between high and max") == 0,
+		  "thp erange: diagnostic at the high key (%s)", diags.n ? diags.v[0].msg : "none");
+	mc_diags_free(&diags);
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+	mc_policy_free(pol);
+}
+
+/*
+ * NUMA state across intervals, patched v2 (enforced: no note). Every
+ * interval the parent (limit 1G, headroom 24M, usage 1002M) needs 2M, all
+ * from the THP group hp: one 2M unit, weights 300:100. Deficit round-robin
+ * credits 1.5M and 0.5M per interval: node 0, node 0 (tie), node 1, node 0,
+ * then the deficits are back at zero. 100 intervals: 75 units (150M) and
+ * 25 (50M). Without the kept deficits every unit would go to node 0.
+ * Round-robin alternates: 50 units each.
+ */
+static void test_decide_numa_state(void)
+{
+	struct mc_policy_config cfg = { .headroom = 24 * M, .cpus = 1 };
+	struct gdef rows[] = {
+		{ "", { 1 * G, UNL, 0, 0, UNL, UNL }, 1002 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "hp", { UNL, UNL, 0, 0, UNL, UNL }, 500 * M, { { 0 } },
+		  { { { "inactive_file", 300 * M } }, { { "inactive_file", 100 * M } } }, 2, 0 },
+	};
+	struct mc_group_spec g;
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.groups = &g, .n_groups = 1 };
+
+	spec_init(&g, "hp");
+	g.thp = 1;
+	for (int mode = 0; mode < 2; mode++) {
+		struct mc_policy *pol;
+		uint64_t tot[2] = { 0, 0 };
+		bool shape = true;
+		size_t notes = 0;
+
+		p.numa = mode ? MC_NUMA_ROUND_ROBIN : MC_NUMA_WEIGHTED;
+		if (mc_policy_new(&cfg, &pol) < 0)
+			abort();
+		for (int i = 0; i < 100; i++) {
+			struct mc_snapshot s;
+			struct mc_decisions d;
+
+			snap_build(&s, rows, N(rows), 1 * G);
+			if (mc_policy_decide(pol, &p, &s, &caps_v2p, &d, NULL) < 0)
+				abort();
+			if (d.n_reclaim != 1 || d.reclaim[0].bytes != 2 * M || !d.reclaim[0].node_bytes ||
+			    d.reclaim[0].n_nodes != 2)
+				shape = false;
+			else
+				for (int j = 0; j < 2; j++)
+					tot[j] += d.reclaim[0].node_bytes[j];
+			notes += d.n_notes;
+			mc_decisions_free(&d);
+			mc_snapshot_free(&s);
+		}
+		tap_check(shape, "numa %s: one 2M reclaim split over 2 nodes every interval",
+			  mode ? "round-robin" : "weighted");
+		tap_eq_u64(tot[0], mode ? 100 * M : 150 * M, "numa %s over 100 intervals: node 0",
+			   mode ? "round-robin" : "weighted");
+		tap_eq_u64(tot[1], mode ? 100 * M : 50 * M, "numa %s over 100 intervals: node 1",
+			   mode ? "round-robin" : "weighted");
+		tap_eq_int((long long)notes, 0, "numa %s: enforceable on the patched kernel, no note",
+			   mode ? "round-robin" : "weighted");
+		mc_policy_free(pol);
+	}
+}
+
+/*
+ * Settings stay valid for the planner (min <= low <= high <= max): db's
+ * working set 50M is below its min 100M, so low is raised to 100M; hp's
+ * THP high 255M becomes 252M (max 256M, gap 2M x 2), below its profile low
+ * 254M, so low follows it down. v1 with an unlimited parent (limit = RAM):
+ * no cap can leave room, which a note says.
+ */
+static void test_decide_valid_chain(void)
+{
+	struct mc_policy_config cfg = { .cpus = 2 };
+	struct gdef rows[] = {
+		{ "", { UNL, UNL, 0, 0, NA, UNL }, 1 * G, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "db", { 1 * G, UNL, 0, 0, NA, UNL }, 300 * M, { { "active_anon", 50 * M } },
+		  { { { 0 } } }, 0, 0 },
+		{ "hp", { 256 * M, 255 * M, 254 * M, 0, NA, UNL }, 100 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+	};
+	struct mc_group_spec g[2];
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.groups = g, .n_groups = 2 };
+	struct mc_snapshot s;
+	struct mc_decisions d;
+	struct mc_policy *pol;
+
+	spec_init(&g[0], "db");
+	g[0].protect = MC_PROTECT_ACTIVE;
+	g[0].knob[MC_KNOB_MAX] = B(1 * G);
+	g[0].knob[MC_KNOB_MIN] = B(100 * M);
+	spec_init(&g[1], "hp");
+	g[1].thp = 1;
+	g[1].knob[MC_KNOB_MAX] = B(256 * M);
+	g[1].knob[MC_KNOB_HIGH] = B(255 * M);
+	g[1].knob[MC_KNOB_LOW] = B(254 * M);
+	if (mc_policy_new(&cfg, &pol) < 0)
+		abort();
+	snap_build(&s, rows, N(rows), 16 * G);
+	tap_eq_int(mc_policy_decide(pol, &p, &s, &caps_v2, &d, NULL), 0, "chain: decides");
+	tap_eq_str(dec_str(&d, &caps_v2, false),
+		   "db memory.low=100M; hp memory.high=252M; hp memory.low=252M",
+		   "chain: low raised to min, low lowered with a THP high");
+	check_reason("chain db", reason_of(&d, "db", false, MC_KNOB_LOW),
+		     "working set 50M (active 50M, refaults 0/interval) (raised to min 100M): memory.low 100M");
+	check_reason("chain hp", reason_of(&d, "hp", false, MC_KNOB_LOW),
+		     "profile low 254M (limited by high 252M): memory.low 252M");
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+	mc_policy_free(pol);
+
+	{
+		struct gdef rows1[] = {
+			{ "", { UNL, NA, NA, NA, UNL, UNL }, 1 * G, { { 0 } }, { { { 0 } } }, 0, 0 },
+			{ "db", { UNL, NA, NA, NA, UNL, UNL }, 300 * M, { { "active_anon", 50 * M } },
+			  { { { 0 } } }, 0, 0 },
+			{ "hp", { UNL, NA, NA, NA, UNL, UNL }, 100 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		};
+
+		g[1].knob[MC_KNOB_HIGH] = B(200 * M);
+		g[0].knob[MC_KNOB_MIN] = (struct mc_size){ 0 };
+		g[1].knob[MC_KNOB_LOW] = (struct mc_size){ 0 };
+		if (mc_policy_new(&cfg, &pol) < 0)
+			abort();
+		snap_build(&s, rows1, N(rows1), 16 * G);
+		tap_eq_int(mc_policy_decide(pol, &p, &s, &caps_v1, &d, NULL), 0, "v1 unlimited: decides");
+		tap_eq_int((long long)d.n_set, 0, "v1 unlimited parent: no caps");
+		tap_check(d.n_notes == 1 &&
+			  strcmp(d.notes[0], "'db' is protected only from memctl's reclaims: '/test' has no memory limit to leave it room in (cgroup v1 has no memory.low)") == 0,
+			  "v1 unlimited parent: a note says why (%s)", d.n_notes ? d.notes[0] : "none");
+		mc_decisions_free(&d);
+		mc_snapshot_free(&s);
+		mc_policy_free(pol);
+	}
+}
+
+static void test_config(void)
+{
+	struct mc_policy *pol = NULL;
+
+	tap_eq_int(mc_policy_new(&(struct mc_policy_config){ .cpus = 0 }, &pol), -EINVAL,
+		   "config: cpus 0 refused");
+	tap_eq_int(mc_policy_new(&(struct mc_policy_config){ .cpus = 1, .ws_alpha = 1.5 }, &pol),
+		   -EINVAL, "config: alpha above 1 refused");
+	tap_eq_int(mc_policy_new(&(struct mc_policy_config){ .cpus = 1, .psi_some_threshold = -1 },
+				 &pol),
+		   -EINVAL, "config: negative PSI threshold refused");
+	tap_check(pol == NULL, "config: *ret not written on failure");
+}
+
+int main(void)
+{
+	test_split();
+	test_ws();
+	test_thp();
+	test_headroom_and_cap();
+	test_numa_single();
+	test_numa_converge();
+	test_check();
+	test_config();
+	test_decide_v2();
+	test_decide_v2_patched();
+	test_decide_v1();
+	test_v1_caps();
+	test_decide_nested_psi();
+	test_decide_thp_erange();
+	test_decide_numa_state();
+	test_decide_valid_chain();
+	return tap_done();
+}
