@@ -90,6 +90,18 @@ static void cmd_usage(FILE *f, const char *prog, const struct mc_cmd *c)
 	fprintf(f, "\n%s", options_help);
 }
 
+/* Test builds say what they carry: tests skip what a flavour cannot show. */
+static const char build_flavour[] =
+#if defined(__SANITIZE_ADDRESS__) && defined(MEMCTL_FAULT_INJECTION)
+	" (test build: sanitizers, fault injection)";
+#elif defined(__SANITIZE_ADDRESS__)
+	" (test build: sanitizers)";
+#elif defined(MEMCTL_FAULT_INJECTION)
+	" (test build: fault injection)";
+#else
+	"";
+#endif
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -173,11 +185,7 @@ int main(int argc, char **argv)
 			help = true;
 			break;
 		case 'V':
-#ifdef MEMCTL_FAULT_INJECTION
-			printf("memctl %s (test build: fault injection)\n", MEMCTL_VERSION);
-#else
-			printf("memctl %s\n", MEMCTL_VERSION);
-#endif
+			printf("memctl %s%s\n", MEMCTL_VERSION, build_flavour);
 			return MC_EXIT_OK;
 		default:
 			fprintf(stderr, "see '%s --help'\n", ctx.prog);

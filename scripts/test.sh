@@ -4,5 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
-cd build/test
-ctest --output-on-failure "$@"
+scripts/setup.sh release
+(cd build/test && ctest --output-on-failure "$@")
+# The integration tests again with the optimized binary users run: it can
+# lock memory (sanitizer builds cannot) and has no test-only switches.
+(cd build/release && ctest --output-on-failure -L integration "$@")
