@@ -85,6 +85,9 @@ const struct mc_cmd *mc_cmd_find(const char *prog, const char *name);
 /* "memctl: " + message + newline on stderr. */
 void mc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* --insecure-profile: accept profiles others could have written (as root). */
+extern bool mc_insecure_profiles;
+
 /*
  * Reads and validates a profile file. Prints every diagnostic; returns 0,
  * or MC_EXIT_INVALID (bad profile, unreadable file).

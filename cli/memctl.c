@@ -61,6 +61,7 @@ static const char options_help[] =
 	"                          or $MEMCTL_STATE_DIR)\n"
 	"      --no-wait           fail instead of waiting when another apply holds the lock\n"
 	"  -q, --quiet             print only errors\n"
+	"      --insecure-profile  as root, accept a profile others could have changed\n"
 	"      --once              run: one interval, then exit with its status\n"
 	"      --dry-run           run: log the decisions, write nothing\n"
 	"      --no-mlock          run: do not lock memctl's memory\n"
@@ -111,6 +112,7 @@ int main(int argc, char **argv)
 		{ "no-wait", no_argument, NULL, 'W' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "cgroup-root", required_argument, NULL, 'R' },
+		{ "insecure-profile", no_argument, NULL, 'I' },
 		{ "once", no_argument, NULL, '1' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "no-mlock", no_argument, NULL, 'M' },
@@ -171,6 +173,9 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			ctx.cgroup_root = optarg;
+			break;
+		case 'I':
+			mc_insecure_profiles = true;
 			break;
 		case '1':
 			ctx.once = true;
