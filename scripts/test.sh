@@ -9,3 +9,5 @@ scripts/setup.sh release
 # The integration tests again with the optimized binary users run: it can
 # lock memory (sanitizer builds cannot) and has no test-only switches.
 (cd build/release && ctest --output-on-failure -L integration "$@")
+# Each libFuzzer target for a short, fixed time (scripts/fuzz.sh runs them longer).
+scripts/fuzz.sh 20

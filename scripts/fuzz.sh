@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan+UBSan) in build/fuzz and runs
+# each on its seed corpus:
+#   scripts/fuzz.sh            each for 20 s (what scripts/test.sh runs)
+#   scripts/fuzz.sh 300        each for 300 s
+#   scripts/fuzz.sh runs 1e7   each for 10 million executions (prints the stats)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pkgs=(clang libclang-rt-14-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update -q
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
+fi
+CC=clang cmake -S . -B build/fuzz -DMEMCTL_FUZZ=ON -DMEMCTL_SANITIZE=ON \
+	-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMCTL_FUZZ_SECONDS="${1:-20}" >/dev/null
+cmake --build build/fuzz -j "$(nproc)" --target fuzz-profile fuzz-size fuzz-kernel-text
+if [ "${1:-}" = runs ]; then
+	runs=$(python3 -c "print(int(float('${2:-1e7}')))")
+	for t in profile size kernel-text; do
+		mkdir -p "build/fuzz/tests/fuzz-corpus/$t"
+		echo "== fuzz-$t: $runs executions"
+		build/fuzz/tests/fuzz-$t -runs="$runs" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+			"build/fuzz/tests/fuzz-corpus/$t" "tests/fuzz/corpus/$t" 2>&1 |
+			grep -E "^stat::|ERROR|SUMMARY|crash-|Done"
+	done
+else
+	cd build/fuzz && ctest --output-on-failure -L fuzz
+fi
