@@ -31,6 +31,9 @@ struct run {
 	bool journal;          /* stderr is journald's: "<N>" priority prefixes */
 	char **seen;           /* notes already logged (once per cause) */
 	size_t n_seen;
+	char **errors;         /* problems logged since the last clean interval */
+	size_t n_errors;
+	unsigned long repeats; /* problems not logged again since then */
 	unsigned long iteration;
 	unsigned reclaims;     /* this interval */
 	long steady_faults;    /* minor faults after the warm-up intervals */
@@ -55,22 +58,65 @@ static void run_log(int prio, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* True the first time a note is seen: notes repeat every interval. */
-static bool first_time(struct run *r, const char *note)
+/* True the first time s is added to the list: adds it. */
+static bool list_add_new(char ***list, size_t *n, const char *s)
 {
 	char **v;
 
-	for (size_t i = 0; i < r->n_seen; i++)
-		if (strcmp(r->seen[i], note) == 0)
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*list)[i], s) == 0)
 			return false;
-	v = realloc(r->seen, (r->n_seen + 1) * sizeof(*v));
+	v = realloc(*list, (*n + 1) * sizeof(*v));
 	if (!v)
 		return true;
-	r->seen = v;
-	r->seen[r->n_seen] = strdup(note);
-	if (r->seen[r->n_seen])
-		r->n_seen++;
+	*list = v;
+	v[*n] = strdup(s);
+	if (v[*n])
+		(*n)++;
 	return true;
+}
+
+static void list_clear(char ***list, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++)
+		free((*list)[i]);
+	free(*list);
+	*list = NULL;
+	*n = 0;
+}
+
+/* True the first time a note is seen: notes repeat every interval. */
+static bool first_time(struct run *r, const char *note)
+{
+	return list_add_new(&r->seen, &r->n_seen, note);
+}
+
+/*
+ * Problems are logged once per cause while they last: the same message in
+ * the next intervals is counted, not logged, until an interval completes
+ * cleanly; then the loop says it recovered and a recurrence is logged again.
+ */
+static void on_error(const char *msg)
+{
+	if (list_add_new(&the_run->errors, &the_run->n_errors, msg))
+		run_log(3, "%s", msg);
+	else
+		the_run->repeats++;
+}
+
+static void interval_done(struct run *r, int rc)
+{
+	if (rc != MC_EXIT_OK) {
+		on_error("an interval did not complete; trying again every interval");
+		return;
+	}
+	if (r->n_errors) {
+		run_log(6, "recovered: interval %lu completed (%zu problem%s, repeated %lu times, "
+			   "since the last clean one)", r->iteration, r->n_errors,
+			r->n_errors == 1 ? "" : "s", r->repeats);
+		list_clear(&r->errors, &r->n_errors);
+		r->repeats = 0;
+	}
 }
 
 static void on_notes(struct mc_ctx *ctx, const struct mc_decisions *dec,
@@ -255,6 +301,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 
 	the_run = &run;
+	mc_err_hook = on_error;
 	req.notes = on_notes;
 	req.step_done = req.dry_run ? on_dry_step : on_step;
 	req.reclaim_done = on_reclaim;
@@ -276,9 +323,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		if (run.reclaims)
 			run_log(6, "%u reclaim%s, at most %u in flight (reclaim.concurrency %u)",
 				run.reclaims, run.reclaims == 1 ? "" : "s", run.peak, p.concurrency);
-		if (rc != MC_EXIT_OK)
-			run_log(4, "interval %lu did not complete (exit status %d); trying again next interval",
-				run.iteration, rc);
+		interval_done(&run, rc);
 		if (once)
 			break;
 		deadline_add(&next, p.interval_ms);
@@ -294,9 +339,9 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		}
 	}
 	the_run = NULL;
-	for (size_t i = 0; i < run.n_seen; i++)
-		free(run.seen[i]);
-	free(run.seen);
+	mc_err_hook = NULL;
+	list_clear(&run.seen, &run.n_seen);
+	list_clear(&run.errors, &run.n_errors);
 	mc_policy_free(req.pol);
 	mc_profile_free(&p);
 	return once ? rc : MC_EXIT_OK;

@@ -82,7 +82,13 @@ const struct mc_cmd *mc_cmd_find(const char *prog, const char *name);
 
 /* --- common.c: helpers shared by commands (they print; the program may) --- */
 
-/* "memctl: " + message + newline on stderr. */
+/*
+ * Where mc_err's messages go instead of stderr when set (memctl run logs
+ * them through its journal-aware logger, once per cause).
+ */
+extern void (*mc_err_hook)(const char *msg);
+
+/* "memctl: " + message + newline on stderr, or mc_err_hook. */
 void mc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* --insecure-profile: accept profiles others could have written (as root). */

@@ -15,10 +15,23 @@
 /* Profiles are small; a larger file is a mistake or an attack, not a profile. */
 #define PROFILE_MAX_BYTES (1024 * 1024)
 
+void (*mc_err_hook)(const char *msg);
+
 void mc_err(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (mc_err_hook) {
+		char *msg;
+
+		va_start(ap, fmt);
+		if (vasprintf(&msg, fmt, ap) >= 0) {
+			mc_err_hook(msg);
+			free(msg);
+		}
+		va_end(ap);
+		return;
+	}
 	fputs("memctl: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
