@@ -47,6 +47,14 @@ struct mc_ctx {
 	bool once;                /* run --once */
 	bool dry_run;             /* run --dry-run */
 	bool no_mlock;            /* run --no-mlock */
+	bool batch;               /* top -b */
+	long iterations;          /* top -n: 0 = until stopped */
+	double delay;             /* top -d: seconds between refreshes */
+	const char *profile;      /* top --profile */
+	const char *sort;         /* top --sort */
+	const char *columns;      /* top --columns */
+	const char *script;       /* shell -f FILE */
+	bool keep_going;          /* shell --keep-going */
 	struct mc_host *host;     /* set when CMD_NEED_HOST */
 	FILE *out_f;              /* stdout, or the shell's output later */
 };
@@ -71,6 +79,8 @@ extern const struct mc_cmd cmd_set_entry;
 extern const struct mc_cmd cmd_status_entry;
 extern const struct mc_cmd cmd_rollback_entry;
 extern const struct mc_cmd cmd_run_entry;
+extern const struct mc_cmd cmd_top_entry;
+extern const struct mc_cmd cmd_shell_entry;
 
 extern const struct mc_cmd *const mc_cmd_table[];
 
@@ -79,6 +89,14 @@ extern const struct mc_cmd *const mc_cmd_table[];
  * prints "unknown command" or "ambiguous command: X, could be: ...".
  */
 const struct mc_cmd *mc_cmd_find(const char *prog, const char *name);
+
+/*
+ * Parses options and a command line (argv[0] is the program name) into a
+ * copy of base, and runs the command. base->host, when set, is used and
+ * kept; otherwise a host is opened for the command and freed after it.
+ * Returns the exit status. The program and the shell both go through it.
+ */
+int mc_main(struct mc_ctx *base, int argc, char **argv);
 
 /* --- common.c: helpers shared by commands (they print; the program may) --- */
 

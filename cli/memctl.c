@@ -22,6 +22,8 @@ const struct mc_cmd *const mc_cmd_table[] = {
 	&cmd_status_entry,
 	&cmd_rollback_entry,
 	&cmd_run_entry,
+	&cmd_top_entry,
+	&cmd_shell_entry,
 	NULL,
 };
 
@@ -65,6 +67,14 @@ static const char options_help[] =
 	"      --once              run: one interval, then exit with its status\n"
 	"      --dry-run           run: log the decisions, write nothing\n"
 	"      --no-mlock          run: do not lock memctl's memory\n"
+	"  -b, --batch             top: print refreshes as text (or -o json), no screen\n"
+	"  -n, --iterations N      top: stop after N refreshes\n"
+	"  -d, --delay SECONDS     top: time between refreshes (default 1)\n"
+	"      --profile FILE      top: show the engine's decisions for FILE (nothing is written)\n"
+	"      --sort COLUMN       top: sort siblings by COLUMN (default group)\n"
+	"      --columns LIST      top: columns to show, comma-separated (see memctl top --help)\n"
+	"  -f, --file FILE         shell: run the commands in FILE\n"
+	"      --keep-going        shell: go on after a failing line\n"
 	"      --cgroup-root DIR   use DIR as the memory hierarchy (tests; $MEMCTL_CGROUP_ROOT)\n"
 	"  -h, --help              show help (for a command: memctl COMMAND --help)\n"
 	"  -V, --version           show the version\n";
@@ -103,7 +113,21 @@ static const char build_flavour[] =
 	"";
 #endif
 
-int main(int argc, char **argv)
+/* A positive number of seconds, at least 0.01. */
+static int parse_delay(const char *arg, double *ret)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(arg, &end);
+	if (errno || end == arg || *end || !(d >= 0.01) || d > 86400)
+		return -EINVAL;
+	*ret = d;
+	return 0;
+}
+
+int mc_main(struct mc_ctx *base, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "parent", required_argument, NULL, 'p' },
@@ -112,42 +136,30 @@ int main(int argc, char **argv)
 		{ "no-wait", no_argument, NULL, 'W' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "cgroup-root", required_argument, NULL, 'R' },
-		{ "insecure-profile", no_argument, NULL, 'I' },
 		{ "once", no_argument, NULL, '1' },
-		{ "dry-run", no_argument, NULL, 'n' },
+		{ "insecure-profile", no_argument, NULL, 'I' },
+		{ "dry-run", no_argument, NULL, 'D' },
 		{ "no-mlock", no_argument, NULL, 'M' },
+		{ "batch", no_argument, NULL, 'b' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "delay", required_argument, NULL, 'd' },
+		{ "profile", required_argument, NULL, 'P' },
+		{ "sort", required_argument, NULL, 'S' },
+		{ "columns", required_argument, NULL, 'C' },
+		{ "file", required_argument, NULL, 'f' },
+		{ "keep-going", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct mc_ctx ctx = {
-		.prog = "memctl",
-		.parent = "self",
-		.state_dir = getenv("MEMCTL_STATE_DIR"),
-		.cgroup_root = getenv("MEMCTL_CGROUP_ROOT"),
-		.out_f = stdout,
-	};
+	struct mc_ctx ctx = *base;
 	const struct mc_cmd *cmd;
-	bool help = false;
+	bool help = false, own_host = false;
 	int opt, rc;
+	char *end;
 
-	/*
-	 * Snapshots keep a descriptor per cgroup file open; allow as many as
-	 * the hard limit permits (systemd does the same).
-	 */
-	{
-		struct rlimit rl;
-
-		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-			rl.rlim_cur = rl.rlim_max;
-			setrlimit(RLIMIT_NOFILE, &rl);
-		}
-	}
-	if (!ctx.state_dir || !*ctx.state_dir)
-		ctx.state_dir = "/run/memctl";
-	if (getenv("MEMCTL_CGROUP_VERSION"))
-		ctx.fake_version = atoi(getenv("MEMCTL_CGROUP_VERSION"));
-	while ((opt = getopt_long(argc, argv, "p:o:s:qhV", longopts, NULL)) != -1) {
+	optind = 0;   /* the shell parses many command lines */
+	while ((opt = getopt_long(argc, argv, "p:o:s:qhVbn:d:f:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			ctx.parent = optarg;
@@ -174,48 +186,84 @@ int main(int argc, char **argv)
 		case 'R':
 			ctx.cgroup_root = optarg;
 			break;
-		case 'I':
-			mc_insecure_profiles = true;
-			break;
 		case '1':
 			ctx.once = true;
 			break;
-		case 'n':
+		case 'I':
+			mc_insecure_profiles = true;
+			break;
+		case 'D':
 			ctx.dry_run = true;
 			break;
 		case 'M':
 			ctx.no_mlock = true;
 			break;
+		case 'b':
+			ctx.batch = true;
+			break;
+		case 'n':
+			errno = 0;
+			ctx.iterations = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || ctx.iterations < 1) {
+				mc_err("invalid iterations '%s' (a number >= 1)", optarg);
+				return MC_EXIT_INVALID;
+			}
+			break;
+		case 'd':
+			if (parse_delay(optarg, &ctx.delay) < 0) {
+				mc_err("invalid delay '%s' (seconds, 0.01 to 86400)", optarg);
+				return MC_EXIT_INVALID;
+			}
+			break;
+		case 'P':
+			ctx.profile = optarg;
+			break;
+		case 'S':
+			ctx.sort = optarg;
+			break;
+		case 'C':
+			ctx.columns = optarg;
+			break;
+		case 'f':
+			ctx.script = optarg;
+			break;
+		case 'K':
+			ctx.keep_going = true;
+			break;
 		case 'h':
 			help = true;
 			break;
 		case 'V':
-			printf("memctl %s%s\n", MEMCTL_VERSION, build_flavour);
+			fprintf(ctx.out_f, "memctl %s%s\n", MEMCTL_VERSION, build_flavour);
 			return MC_EXIT_OK;
 		default:
 			fprintf(stderr, "see '%s --help'\n", ctx.prog);
 			return MC_EXIT_INVALID;
 		}
 	}
-	if (optind >= argc) {
-		usage(help ? stdout : stderr, ctx.prog);
+	if (optind >= argc && ctx.script && !help) {
+		/* memctl -f FILE: the shell, reading FILE */
+		cmd = &cmd_shell_entry;
+	} else if (optind >= argc) {
+		usage(help ? ctx.out_f : stderr, ctx.prog);
 		return help ? MC_EXIT_OK : MC_EXIT_INVALID;
+	} else {
+		cmd = mc_cmd_find(ctx.prog, argv[optind++]);
+		if (!cmd)
+			return MC_EXIT_INVALID;
 	}
-	cmd = mc_cmd_find(ctx.prog, argv[optind]);
-	if (!cmd)
-		return MC_EXIT_INVALID;
 	if (help) {
-		cmd_usage(stdout, ctx.prog, cmd);
+		cmd_usage(ctx.out_f, ctx.prog, cmd);
 		return MC_EXIT_OK;
 	}
-	argc -= optind + 1;
-	argv += optind + 1;
+	argc -= optind;
+	argv += optind;
 	if (argc < cmd->min_args || (cmd->max_args >= 0 && argc > cmd->max_args)) {
 		mc_err("%s: expected %s", cmd->name, *cmd->args ? cmd->args : "no arguments");
 		cmd_usage(stderr, ctx.prog, cmd);
 		return MC_EXIT_INVALID;
 	}
-	if (cmd->flags & CMD_NEED_HOST) {
+	if ((cmd->flags & CMD_NEED_HOST) && !ctx.host) {
 		struct mc_host_opts ho = { .cgroup_root = ctx.cgroup_root,
 					   .fake_version = ctx.fake_version };
 		int r = mc_host_open(&ho, &ctx.host);
@@ -226,9 +274,43 @@ int main(int argc, char **argv)
 			       mc_strerror(r));
 			return MC_EXIT_HOST;
 		}
+		own_host = true;
 	}
 	rc = cmd->exec(&ctx, argc, argv);
-	mc_host_free(ctx.host);
+	if (own_host)
+		mc_host_free(ctx.host);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct mc_ctx ctx = {
+		.prog = "memctl",
+		.parent = "self",
+		.state_dir = getenv("MEMCTL_STATE_DIR"),
+		.cgroup_root = getenv("MEMCTL_CGROUP_ROOT"),
+		.delay = 1.0,
+		.out_f = stdout,
+	};
+	int rc;
+
+	/*
+	 * Snapshots keep a descriptor per cgroup file open; allow as many as
+	 * the hard limit permits (systemd does the same).
+	 */
+	{
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
+	if (!ctx.state_dir || !*ctx.state_dir)
+		ctx.state_dir = "/run/memctl";
+	if (getenv("MEMCTL_CGROUP_VERSION"))
+		ctx.fake_version = atoi(getenv("MEMCTL_CGROUP_VERSION"));
+	rc = mc_main(&ctx, argc, argv);
 	if (fflush(stdout) != 0 && rc == 0) {
 		mc_err("cannot write output: %s", mc_strerror(-errno));
 		rc = MC_EXIT_HOST;

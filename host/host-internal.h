@@ -119,6 +119,9 @@ void host_buf_free(struct host_buf *b);
  */
 int host_fault_init(struct mc_host *h);
 
+/* The file read into slot f (enum mc_knob or enum host_file) on this host, or NULL. */
+const char *host_slot_file(const struct mc_host *h, int f);
+
 /* Closes every kept-open group (snapshot-read.c). */
 void host_cache_clear(struct mc_host *h);
 

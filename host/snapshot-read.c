@@ -57,8 +57,7 @@ static const struct {
 	[HOST_FILE_PRESSURE] = { "memory.pressure", "memory.pressure" },
 };
 
-/* The file read into slot f on this host, or NULL when there is none to read. */
-static const char *slot_file(const struct mc_host *h, int f)
+const char *host_slot_file(const struct mc_host *h, int f)
 {
 	if (f < MC_KNOB__COUNT)
 		return h->caps.file[f];
@@ -238,7 +237,7 @@ static int group_probe(struct mc_host *h, struct host_group *g)
 	int dfd = dirfd(g->dir);
 
 	for (int f = 0; f < HOST_FILE__COUNT; f++) {
-		const char *file = slot_file(h, f);
+		const char *file = host_slot_file(h, f);
 		int fd;
 
 		if (!file || g->fd[f] >= 0)

@@ -1,0 +1,256 @@
+/*
+ * memctl top: the live tree below a parent with what matters for reclaim,
+ * on an ncurses screen or (-b) as text / JSON refreshes. The model, columns
+ * and screen live in tui/; this file wires them to the command line, and
+ * gives the screen its edit action: `set` from the command table, so an
+ * edit gets set's validation, transaction and rollback.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "top.h"
+
+static double now_seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The last non-empty line of text (without "memctl: "), newly allocated. */
+static char *last_line(const char *text)
+{
+	const char *end = text + strlen(text), *start;
+
+	while (end > text && (end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	start = end;
+	while (start > text && start[-1] != '\n')
+		start--;
+	if (strncmp(start, "memctl: ", 8) == 0 && start + 8 <= end)
+		start += 8;
+	return strndup(start, (size_t)(end - start));
+}
+
+/* Reads a whole stream from its start, NUL-terminated; "" when it cannot. */
+static char *slurp(FILE *f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int c;
+
+	if (!m)
+		return strdup("");
+	rewind(f);
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, m);
+	fclose(m);
+	return buf;
+}
+
+/*
+ * The screen's edit action: `set GROUP ASSIGNMENT` through the command
+ * table. set reports on stderr and stdout; both are captured (the screen
+ * owns the terminal) and the last line becomes the status message.
+ */
+static int top_edit(void *arg, const char *group_abs, const char *assignment, char **ret_msg)
+{
+	struct mc_ctx ctx = *(struct mc_ctx *)arg;
+	const struct mc_cmd *set = &cmd_set_entry;
+	char *argv[] = { (char *)group_abs, (char *)assignment, NULL };
+	char *out = NULL, *err_text;
+	size_t out_len = 0;
+	FILE *errf = tmpfile();
+	int saved = -1, rc;
+
+	ctx.no_wait = true;   /* a held lock fails the edit instead of freezing the screen */
+	ctx.quiet = false;
+	ctx.out = MC_OUT_TEXT;
+	ctx.out_f = open_memstream(&out, &out_len);
+	if (!errf || !ctx.out_f) {
+		if (errf)
+			fclose(errf);
+		if (ctx.out_f)
+			fclose(ctx.out_f);
+		free(out);
+		*ret_msg = strdup("cannot capture the output of set");
+		return MC_EXIT_HOST;
+	}
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(fileno(errf), STDERR_FILENO);
+	rc = set->exec(&ctx, 2, argv);
+	fflush(stderr);
+	if (saved >= 0) {
+		dup2(saved, STDERR_FILENO);
+		close(saved);
+	}
+	fclose(ctx.out_f);
+	err_text = slurp(errf);
+	fclose(errf);
+	if (rc != 0)
+		*ret_msg = last_line(err_text && *err_text ? err_text : "set failed");
+	else
+		*ret_msg = last_line(out && *out ? out : "nothing to change");
+	free(err_text);
+	free(out);
+	return rc;
+}
+
+static int run_batch(struct mc_ctx *ctx, struct top_model *m, const int *cols, size_t n_cols)
+{
+	double next = now_seconds();
+
+	for (long i = 0; ctx->iterations == 0 || i < ctx->iterations; i++) {
+		int r;
+
+		if (i > 0) {
+			double left;
+
+			next += ctx->delay;
+			left = next - now_seconds();
+			if (left > 0) {
+				struct timespec ts = { (time_t)left,
+						       (long)((left - (double)(time_t)left) * 1e9) };
+
+				nanosleep(&ts, NULL);
+			}
+		}
+		r = top_model_refresh(m, now_seconds());
+		if (r == 0)
+			r = top_model_fill(m, 0, m->n_order, (size_t)-1, top_cols_parts(cols, n_cols));
+		if (r < 0) {
+			mc_err("cannot read '%s': %s", m->parent, mc_strerror(r));
+			return r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
+		}
+		top_batch_print(ctx->out_f, m, cols, n_cols, ctx->out == MC_OUT_JSON);
+		if (fflush(ctx->out_f) != 0) {
+			mc_err("cannot write output: %s", mc_strerror(-errno));
+			return MC_EXIT_HOST;
+		}
+	}
+	return MC_EXIT_OK;
+}
+
+static int cmd_top_exec(struct mc_ctx *ctx, int argc, char **argv)
+{
+	struct mc_profile prof;
+	struct mc_policy *pol = NULL;
+	struct top_model m;
+	bool have_prof = false;
+	const char *bad = NULL;
+	char *parent = NULL;
+	int *cols = NULL;
+	size_t n_cols = 0;
+	int rc = MC_EXIT_OK, r;
+
+	if (ctx->columns && strcmp(ctx->columns, "help") == 0) {
+		for (size_t i = 0; i < top_n_cols; i++)
+			fprintf(ctx->out_f, "%-14s %-8s %s\n", top_cols[i].name, top_cols[i].title,
+				top_cols[i].help);
+		return MC_EXIT_OK;
+	}
+	if (!ctx->batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		mc_err("top needs a terminal; use 'memctl top -b' for text output");
+		return MC_EXIT_INVALID;
+	}
+	r = top_cols_parse(ctx->columns ? ctx->columns : "", &cols, &n_cols, &bad);
+	if (r == -EINVAL) {
+		mc_err("unknown column '%.*s' (see 'memctl top --help')", (int)strcspn(bad, ","), bad);
+		return MC_EXIT_INVALID;
+	}
+	if (r < 0) {
+		mc_err("out of memory");
+		return MC_EXIT_HOST;
+	}
+	if (!ctx->columns) {
+		n_cols = 0;
+		for (size_t i = 0; i < top_n_cols; i++)
+			cols[n_cols++] = (int)i;
+	}
+	r = mc_host_resolve_parent(ctx->host, ctx->parent, &parent);
+	if (r < 0) {
+		mc_err("invalid parent '%s': %s", ctx->parent, mc_strerror(r));
+		free(cols);
+		return MC_EXIT_INVALID;
+	}
+	r = top_model_init(&m, ctx->host, parent);
+	if (r < 0) {
+		mc_err("out of memory");
+		free(parent);
+		free(cols);
+		return MC_EXIT_HOST;
+	}
+	/* the screen shows the biggest first, like top; batch keeps tree order */
+	if (ctx->sort || !ctx->batch) {
+		const char *sort = ctx->sort ? ctx->sort : "usage";
+
+		m.sort_col = top_col_lookup(sort);
+		if (m.sort_col < 0) {
+			mc_err("unknown column '%s' for --sort", sort);
+			rc = MC_EXIT_INVALID;
+			goto out;
+		}
+	}
+	if (ctx->profile) {
+		char *pparent = NULL;
+
+		if ((rc = mc_load_profile(ctx->profile, &prof)) != 0)
+			goto out;
+		have_prof = true;
+		if ((rc = mc_policy_for_host(ctx, &pol)) != 0)
+			goto out;
+		r = mc_host_resolve_parent(ctx->host, prof.parent, &pparent);
+		if (r == 0)
+			r = top_model_set_profile(&m, &prof, pol, pparent);
+		free(pparent);
+		if (r < 0) {
+			mc_err("%s: parent: cannot resolve '%s': %s", prof.file, prof.parent,
+			       mc_strerror(r));
+			rc = MC_EXIT_INVALID;
+			goto out;
+		}
+	}
+	if (ctx->batch) {
+		rc = run_batch(ctx, &m, cols, n_cols);
+	} else {
+		struct top_screen_opts o = { .delay = ctx->delay, .cols = cols, .n_cols = n_cols,
+					     .edit = top_edit, .edit_arg = ctx,
+					     .iterations = ctx->iterations };
+
+		r = top_screen_run(&m, &o);
+		if (r < 0) {
+			mc_err("top: %s", mc_strerror(r));
+			rc = r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
+		}
+	}
+out:
+	top_model_release(&m);
+	mc_policy_free(pol);
+	if (have_prof)
+		mc_profile_free(&prof);
+	free(parent);
+	free(cols);
+	return rc;
+}
+
+const struct mc_cmd cmd_top_entry = {
+	.name = "top",
+	.args = "",
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_NEED_HOST,
+	.summary = "watch the groups below the parent: usage, limits, reclaim, decisions",
+	.help = "-b: batch (text, or JSON lines with -o json); -n N: N refreshes; -d SECONDS;\n"
+		"-p PARENT (default self, / for the whole hierarchy); --profile FILE: show the\n"
+		"engine's decisions and working-set estimates (nothing is written);\n"
+		"--sort COLUMN; --columns LIST (comma-separated; '--columns help' lists them).\n"
+		"Keys: ? shows them all; q quits.\n",
+	.exec = cmd_top_exec,
+};

@@ -1,0 +1,396 @@
+/*
+ * The columns of `memctl top`, described once as data: name, title, width,
+ * kind, the host parts they need, help, and how to get, show and sort the
+ * value. The screen, batch text and JSON all go through this table; the
+ * help overlay and memctl(8) list the same names.
+ *
+ * v1 and v2 name memory.stat keys differently; v1's "total_*" keys are the
+ * hierarchical ones, which is what v2's keys mean, so those are used.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "top.h"
+
+static bool is_v1(const struct top_model *m)
+{
+	return m->caps->ver == MC_CGV1;
+}
+
+/* Sum of memory.stat keys (v2 name; v1 adds the "total_" prefix). */
+static void stat_sum(const struct top_model *m, const struct top_row *r, struct top_val *ret,
+		     const char *k1, const char *k2)
+{
+	const char *keys[2] = { k1, k2 };
+	uint64_t v;
+
+	ret->valid = false;
+	ret->u = 0;
+	for (int i = 0; i < 2 && keys[i]; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s%s", is_v1(m) ? "total_" : "", keys[i]);
+		if (mc_kvs_get(&r->g.stat, name, &v) == 0) {
+			ret->u += v;
+			ret->valid = true;
+		}
+	}
+}
+
+static void get_usage(const struct top_model *m, const struct top_row *r, struct top_val *ret)
+{
+	ret->valid = r->g.usage_valid;
+	ret->u = r->g.usage;
+}
+
+static void get_pct(const struct top_model *m, const struct top_row *r, struct top_val *ret)
+{
+	ret->valid = r->g.usage_valid && r->eff_limit > 0 && r->eff_limit != MC_SIZE_MAX;
+	ret->d = ret->valid ? 100.0 * (double)r->g.usage / (double)r->eff_limit : 0;
+}
+
+static void get_knob(const struct top_model *m, const struct top_row *r, enum mc_knob k,
+		     struct top_val *ret)
+{
+	ret->valid = r->g.raw_valid[k] && (k != MC_KNOB_SWAP || r->g.raw_valid[MC_KNOB_MAX]);
+	ret->u = ret->valid ? mc_abstract_value(m->caps, k, r->g.raw) : 0;
+}
+
+#define KNOB_GETTER(fn, k) \
+	static void fn(const struct top_model *m, const struct top_row *r, struct top_val *ret) \
+	{ \
+		get_knob(m, r, k, ret); \
+	}
+KNOB_GETTER(get_min, MC_KNOB_MIN)
+KNOB_GETTER(get_low, MC_KNOB_LOW)
+KNOB_GETTER(get_high, MC_KNOB_HIGH)
+KNOB_GETTER(get_max, MC_KNOB_MAX)
+KNOB_GETTER(get_soft, MC_KNOB_SOFT)
+
+static void get_anon(const struct top_model *m, const struct top_row *r, struct top_val *ret)
+{
+	stat_sum(m, r, ret, is_v1(m) ? "rss" : "anon", NULL);
+}
+
+static void get_file(const struct top_model *m, const struct top_row *r, struct top_val *ret)
+{
+	stat_sum(m, r, ret, is_v1(m) ? "cache" : "file", NULL);
+}
+
+static void get_active(const struct top_model *m, const struct top_row *r, struct top_val *ret)
+{
+	stat_sum(m, r, ret, "active_anon", "active_file");
+}
+
+static void get_inactive(const struct top_model *m, const struct top_row *r,
+			 struct top_val *ret)
+{
+	stat_sum(m, r, ret, "inactive_anon", "inactive_file");
+}
+
+static void get_thp(const struct top_model *m, const struct top_row *r, struct top_val *ret)
+{
+	stat_sum(m, r, ret, is_v1(m) ? "rss_huge" : "anon_thp", NULL);
+}
+
+static void get_wset(const struct top_model *m, const struct top_row *r, struct top_val *ret)
+{
+	const struct top_policy *p = &m->policy;
+	size_t pl;
+
+	ret->valid = false;
+	if (!p->pol)
+		return;
+	pl = strlen(p->parent);
+	if (strcmp(p->parent, "/") == 0)
+		pl = 0;
+	if (strncmp(r->abs, p->parent, pl) != 0 || r->abs[pl] != '/')
+		return;
+	ret->valid = mc_policy_working_set(p->pol, r->abs + pl + 1, &ret->u) == 0;
+}
+
+static void rate(const struct top_rate *t, struct top_val *ret)
+{
+	ret->valid = t->valid;
+	ret->d = t->rate;
+}
+
+static void get_refault(const struct top_model *m, const struct top_row *r, struct top_val *ret)
+{
+	rate(&r->refault, ret);
+}
+
+static void get_max_rate(const struct top_model *m, const struct top_row *r,
+			 struct top_val *ret)
+{
+	rate(&r->max_events, ret);
+}
+
+static void get_oomk_rate(const struct top_model *m, const struct top_row *r,
+			  struct top_val *ret)
+{
+	rate(&r->oom_kill, ret);
+}
+
+static void get_psi(const struct top_row *r, bool full, struct top_val *ret)
+{
+	ret->valid = r->g.psi.valid;
+	ret->d = full ? r->g.psi.full_avg10 : r->g.psi.some_avg10;
+}
+
+static void get_some(const struct top_model *m, const struct top_row *r, struct top_val *ret)
+{
+	get_psi(r, false, ret);
+}
+
+static void get_full(const struct top_model *m, const struct top_row *r, struct top_val *ret)
+{
+	get_psi(r, true, ret);
+}
+
+static void event(const struct top_row *r, const char *key, struct top_val *ret)
+{
+	ret->valid = mc_kvs_get(&r->g.events, key, &ret->u) == 0;
+}
+
+static void get_oom(const struct top_model *m, const struct top_row *r, struct top_val *ret)
+{
+	event(r, "oom", ret);
+}
+
+static void get_oomk(const struct top_model *m, const struct top_row *r, struct top_val *ret)
+{
+	event(r, "oom_kill", ret);
+}
+
+static void get_maxev(const struct top_model *m, const struct top_row *r, struct top_val *ret)
+{
+	event(r, "max", ret);
+}
+
+static void get_highev(const struct top_model *m, const struct top_row *r, struct top_val *ret)
+{
+	event(r, "high", ret);
+}
+
+static const char *text_name(const struct top_model *m, const struct top_row *r, char *buf,
+			     size_t len)
+{
+	return r->name;
+}
+
+static const char *text_decision(const struct top_model *m, const struct top_row *r, char *buf,
+				 size_t len)
+{
+	return r->decision;
+}
+
+/*
+ * A size in at most 5 characters, for a column: 3 significant digits of
+ * the largest unit that keeps a digit before the point ("1.5G", "150M",
+ * "12K", "512"). Exact values are in the JSON and the detail pane.
+ */
+static const char *fmt_size_short(uint64_t v, char *buf, size_t len)
+{
+	static const char units[] = "KMGTPE";
+	double x = (double)v;
+	int u = -1;
+
+	if (v == MC_SIZE_MAX) {
+		snprintf(buf, len, "max");
+		return buf;
+	}
+	while (x >= 1024 && u < 5) {
+		x /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%" PRIu64, v);
+	else if (x < 9.95 && x != (double)(uint64_t)x)
+		snprintf(buf, len, "%.1f%c", x, units[u]);
+	else
+		snprintf(buf, len, "%.0f%c", x, units[u]);
+	return buf;
+}
+
+/* Per-node usage: "N0=12M N1=3M" (v1: the node's total; v2: anon + file). */
+static const char *text_numa(const struct top_model *m, const struct top_row *r, char *buf,
+			     size_t len)
+{
+	size_t used = 0;
+
+	if (!r->g.n_numa)
+		return NULL;
+	buf[0] = '\0';
+	for (size_t n = 0; n < r->g.n_numa && used < len; n++) {
+		uint64_t v = 0, a = 0, f = 0;
+		char s[24];
+
+		if (is_v1(m)) {
+			if (mc_kvs_get(&r->g.numa[n], "hierarchical_total", &v) < 0)
+				mc_kvs_get(&r->g.numa[n], "total", &v);
+		} else {
+			mc_kvs_get(&r->g.numa[n], "anon", &a);
+			mc_kvs_get(&r->g.numa[n], "file", &f);
+			v = a + f;
+		}
+		used += (size_t)snprintf(buf + used, len - used, "%sN%zu=%s", n ? " " : "", n,
+					 fmt_size_short(v, s, sizeof(s)));
+	}
+	return buf;
+}
+
+static int cmp_num(const struct top_model *m, const struct top_col *c, const struct top_row *a,
+		   const struct top_row *b)
+{
+	struct top_val x, y;
+
+	c->get(m, a, &x);
+	c->get(m, b, &y);
+	if (x.valid != y.valid)
+		return x.valid ? 1 : -1;   /* unknown sorts as smallest */
+	if (c->kind == TOP_SIZE || c->kind == TOP_COUNT)
+		return (x.u > y.u) - (x.u < y.u);
+	return (x.d > y.d) - (x.d < y.d);
+}
+
+static int cmp_text(const struct top_model *m, const struct top_col *c, const struct top_row *a,
+		    const struct top_row *b)
+{
+	char ba[128], bb[128];
+	const char *x = c->text(m, a, ba, sizeof(ba)), *y = c->text(m, b, bb, sizeof(bb));
+
+	if (!x || !y)
+		return (x != NULL) - (y != NULL);
+	return strcmp(x, y);
+}
+
+#define SIZE_COL(n, t, p, h, g) \
+	{ .name = n, .title = t, .width = 6, .kind = TOP_SIZE, .parts = p, .help = h, \
+	  .get = g, .cmp = cmp_num }
+#define NUM_COL(n, t, w, k, p, h, g) \
+	{ .name = n, .title = t, .width = w, .kind = k, .parts = p, .help = h, .get = g, \
+	  .cmp = cmp_num }
+
+const struct top_col top_cols[] = {
+	{ .name = "group", .title = "GROUP", .width = 24, .kind = TOP_TEXT, .parts = 0,
+	  .help = "the group, indented below its parent", .text = text_name, .cmp = cmp_text },
+	SIZE_COL("usage", "USAGE", MC_TOP_READ_USAGE, "memory charged to the group", get_usage),
+	NUM_COL("pct", "%LIM", 5, TOP_PCT, MC_TOP_READ_USAGE | MC_TOP_READ_KNOBS,
+		"usage in % of the effective limit (smallest max of it and its ancestors)",
+		get_pct),
+	SIZE_COL("min", "MIN", MC_TOP_READ_KNOBS, "memory.min", get_min),
+	SIZE_COL("low", "LOW", MC_TOP_READ_KNOBS, "memory.low", get_low),
+	SIZE_COL("high", "HIGH", MC_TOP_READ_KNOBS, "memory.high", get_high),
+	SIZE_COL("max", "MAX", MC_TOP_READ_KNOBS, "memory.max (v1: limit_in_bytes)", get_max),
+	SIZE_COL("soft_limit", "SOFT", MC_TOP_READ_KNOBS, "soft limit", get_soft),
+	SIZE_COL("anon", "ANON", MC_TOP_READ_STAT, "anonymous memory (v1: rss)", get_anon),
+	SIZE_COL("file", "FILE", MC_TOP_READ_STAT, "page cache (v1: cache)", get_file),
+	SIZE_COL("active", "ACTIV", MC_TOP_READ_STAT, "active anon + file", get_active),
+	SIZE_COL("inactive", "INACT", MC_TOP_READ_STAT, "inactive anon + file", get_inactive),
+	SIZE_COL("wset", "WSET", 0, "the engine's working-set estimate (with --profile)",
+		 get_wset),
+	NUM_COL("refault_rate", "RFLT/s", 7, TOP_RATE, MC_TOP_READ_STAT,
+		"workingset refaults per second (pages)", get_refault),
+	NUM_COL("psi_some", "SOME", 5, TOP_PCT, MC_TOP_READ_PSI, "PSI memory some avg10",
+		get_some),
+	NUM_COL("psi_full", "FULL", 5, TOP_PCT, MC_TOP_READ_PSI, "PSI memory full avg10",
+		get_full),
+	SIZE_COL("thp", "THP", MC_TOP_READ_STAT, "transparent huge pages (anon_thp, v1 rss_huge)",
+		 get_thp),
+	{ .name = "numa", .title = "NUMA", .width = 16, .kind = TOP_TEXT,
+	  .parts = MC_TOP_READ_NUMA, .help = "usage per NUMA node", .text = text_numa,
+	  .cmp = cmp_text },
+	NUM_COL("oom", "OOM", 5, TOP_COUNT, MC_TOP_READ_EVENTS, "OOM events (v2)", get_oom),
+	NUM_COL("oom_kill", "OOMK", 5, TOP_COUNT, MC_TOP_READ_EVENTS, "OOM kills", get_oomk),
+	NUM_COL("oom_kill_rate", "OOMK/s", 6, TOP_RATE, MC_TOP_READ_EVENTS,
+		"OOM kills per second", get_oomk_rate),
+	NUM_COL("high_events", "HIGHEV", 6, TOP_COUNT, MC_TOP_READ_EVENTS,
+		"times usage went over high (v2)", get_highev),
+	NUM_COL("max_events", "MAXEV", 6, TOP_COUNT, MC_TOP_READ_EVENTS,
+		"times usage hit max (v1: failcnt)", get_maxev),
+	NUM_COL("max_rate", "MAX/s", 6, TOP_RATE, MC_TOP_READ_EVENTS,
+		"limit hits per second", get_max_rate),
+	{ .name = "decision", .title = "DECISION", .width = 40, .kind = TOP_TEXT, .parts = 0,
+	  .help = "the engine's last decision and its reason (with --profile)",
+	  .text = text_decision, .cmp = cmp_text },
+};
+const size_t top_n_cols = sizeof(top_cols) / sizeof(top_cols[0]);
+
+int top_col_lookup(const char *name)
+{
+	for (size_t i = 0; i < top_n_cols; i++)
+		if (strcmp(top_cols[i].name, name) == 0)
+			return (int)i;
+	return -ENOENT;
+}
+
+const char *top_cell(const struct top_model *m, const struct top_row *r, const struct top_col *c,
+		     char *buf, size_t len)
+{
+	struct top_val v = { 0 };
+	const char *t;
+
+	if (c->kind == TOP_TEXT) {
+		t = c->text(m, r, buf, len);
+		return t ? t : "-";
+	}
+	c->get(m, r, &v);
+	if (!v.valid)
+		return "-";
+	if (c->kind == TOP_SIZE)
+		return fmt_size_short(v.u, buf, len);
+	if (c->kind == TOP_COUNT)
+		snprintf(buf, len, "%" PRIu64, v.u);
+	else if (c->kind == TOP_RATE && v.d >= 100)
+		snprintf(buf, len, "%.0f", v.d);
+	else
+		snprintf(buf, len, "%.1f", v.d);
+	return buf;
+}
+
+unsigned top_cols_parts(const int *cols, size_t n)
+{
+	unsigned parts = 0;
+
+	for (size_t i = 0; i < n; i++)
+		parts |= top_cols[cols[i]].parts;
+	return parts;
+}
+
+int top_cols_parse(const char *list, int **ret, size_t *ret_n, const char **ret_bad)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+	int *v = calloc(top_n_cols + 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!copy || !v) {
+		free(copy);
+		free(v);
+		return -ENOMEM;
+	}
+	v[n++] = TOP_COL_NAME;   /* the tree is always the first column */
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int c = top_col_lookup(tok);
+		bool dup = false;
+
+		if (c < 0) {
+			/* the name outlives the copy: point into list */
+			*ret_bad = list + (tok - copy);
+			free(copy);
+			free(v);
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < n; i++)
+			dup |= v[i] == c;
+		if (!dup)
+			v[n++] = c;
+	}
+	free(copy);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}

@@ -1,0 +1,508 @@
+/*
+ * The model of `memctl top`: rows from the host's light reader, kept across
+ * refreshes (collapse state, counters for rates, decisions), and the
+ * display order (the tree with siblings sorted by the sort column, filtered
+ * and collapsed). No drawing here: the screen and batch mode format it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "top.h"
+
+static void row_release(struct top_row *r)
+{
+	free(r->path);
+	free(r->abs);
+	free(r->decision);
+	mc_group_snap_free(&r->g);
+}
+
+int top_model_init(struct top_model *m, struct mc_host *h, const char *parent)
+{
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	m->h = h;
+	m->caps = mc_host_caps(h);
+	m->sort_col = TOP_COL_NAME;
+	m->rescan = true;
+	m->parent = strdup(parent);
+	if (!m->parent)
+		return -ENOMEM;
+	r = mc_top_reader_new(h, parent, &m->rd);
+	if (r < 0) {
+		free(m->parent);
+		m->parent = NULL;
+	}
+	return r;
+}
+
+void top_model_release(struct top_model *m)
+{
+	struct top_policy *p = &m->policy;
+
+	for (size_t i = 0; i < m->n; i++)
+		row_release(&m->rows[i]);
+	free(m->rows);
+	free(m->order);
+	free(m->filter);
+	free(m->parent);
+	mc_top_reader_free(m->rd);
+	for (size_t i = 0; i < p->n_dec; i++) {
+		free(p->dec_abs[i]);
+		free(p->dec_text[i]);
+	}
+	free(p->dec_abs);
+	free(p->dec_text);
+	free(p->parent);
+	free(p->error);
+	memset(m, 0, sizeof(*m));
+}
+
+int top_model_set_profile(struct top_model *m, const struct mc_profile *p, struct mc_policy *pol,
+			  const char *parent_abs)
+{
+	m->policy.parent = strdup(parent_abs);
+	if (!m->policy.parent)
+		return -ENOMEM;
+	m->policy.profile = p;
+	m->policy.pol = pol;
+	return 0;
+}
+
+size_t top_model_find(const struct top_model *m, const char *path)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->rows[i].path, path) == 0)
+			return i;
+	return (size_t)-1;
+}
+
+static int row_cmp_path(const void *a, const void *b)
+{
+	return strcmp(((const struct top_row *)a)->path, ((const struct top_row *)b)->path);
+}
+
+/* Rebuilds the rows from a new directory walk, keeping what rows carry over. */
+static int rebuild_rows(struct top_model *m)
+{
+	size_t n = mc_top_reader_count(m->rd);
+	struct top_row *rows = calloc(n ? n : 1, sizeof(*rows));
+
+	if (!rows)
+		return -ENOMEM;
+	/* old rows by path, to carry state over */
+	if (m->n > 1)
+		qsort(m->rows, m->n, sizeof(*m->rows), row_cmp_path);
+	for (size_t i = 0; i < n; i++) {
+		const struct mc_top_entry *e = mc_top_reader_entry(m->rd, i);
+		struct top_row key = { .path = (char *)e->path }, *old;
+		struct top_row *r = &rows[i];
+		const char *slash;
+
+		old = m->n ? bsearch(&key, m->rows, m->n, sizeof(*m->rows), row_cmp_path) : NULL;
+		if (old) {
+			*r = *old;
+			memset(old, 0, sizeof(*old));
+			old->path = r->path;   /* keeps the old array sorted for bsearch */
+		} else {
+			r->path = strdup(e->path);
+			r->abs = strdup(e->abs);
+			if (!r->path || !r->abs) {
+				free(r->path);
+				free(r->abs);
+				r->path = r->abs = NULL;
+				for (size_t j = 0; j < i; j++)
+					row_release(&rows[j]);
+				free(rows);
+				return -ENOMEM;
+			}
+		}
+		slash = strrchr(r->abs, '/');
+		r->name = e->depth == 0 ? r->abs : slash + 1;
+		r->depth = e->depth;
+		r->up = e->up;
+		r->entry = i;
+		r->gone = false;
+		r->has_children = false;
+		if (e->up != (size_t)-1)
+			rows[e->up].has_children = true;
+	}
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->rows[i].abs)
+			row_release(&m->rows[i]);   /* vanished (carried-over rows were emptied) */
+	}
+	free(m->rows);
+	m->rows = rows;
+	m->n = n;
+	free(m->order);
+	m->order = calloc(n ? n : 1, sizeof(*m->order));
+	m->n_order = 0;
+	return m->order ? 0 : -ENOMEM;
+}
+
+static void rate_update(struct top_rate *t, uint64_t v, double now)
+{
+	if (t->prev_t > 0 && now > t->prev_t && v >= t->prev) {
+		t->rate = (double)(v - t->prev) / (now - t->prev_t);
+		t->valid = true;
+	}
+	t->prev = v;
+	t->prev_t = now;
+}
+
+/* Reads parts of row i not read yet in this refresh, and updates its rates. */
+static int row_read(struct top_model *m, size_t i, unsigned parts)
+{
+	struct top_row *r = &m->rows[i];
+	unsigned want = parts & ~r->fresh;
+	uint64_t v, a = 0, f = 0;
+	int ret;
+
+	if (!want || r->gone)
+		return 0;
+	ret = mc_top_reader_read(m->rd, r->entry, want, &r->g);
+	m->reads += (unsigned)__builtin_popcount(want);
+	if (ret == -ENODEV) {
+		r->gone = true;
+		m->rescan = true;
+		return 0;
+	}
+	if (ret < 0)
+		return ret;
+	r->fresh |= want;
+	r->have |= want;
+	if (want & MC_TOP_READ_STAT) {
+		const char *pa = m->caps->ver == MC_CGV1 ? "total_workingset_refault_anon"
+							 : "workingset_refault_anon";
+		const char *pf = m->caps->ver == MC_CGV1 ? "total_workingset_refault_file"
+							 : "workingset_refault_file";
+		bool ok = mc_kvs_get(&r->g.stat, pa, &a) == 0;
+
+		ok |= mc_kvs_get(&r->g.stat, pf, &f) == 0;
+		if (!ok)
+			ok = mc_kvs_get(&r->g.stat, "workingset_refault", &f) == 0;
+		if (ok)
+			rate_update(&r->refault, a + f, m->now);
+	}
+	if (want & MC_TOP_READ_EVENTS) {
+		if (mc_kvs_get(&r->g.events, "max", &v) == 0)
+			rate_update(&r->max_events, v, m->now);
+		if (mc_kvs_get(&r->g.events, "oom_kill", &v) == 0)
+			rate_update(&r->oom_kill, v, m->now);
+	}
+	return 0;
+}
+
+/* Effective limits from the knobs read so far (ancestors come first in rows). */
+static void compute_limits(struct top_model *m)
+{
+	uint64_t above = mc_top_reader_above_limit(m->rd);
+
+	for (size_t i = 0; i < m->n; i++) {
+		struct top_row *r = &m->rows[i];
+		uint64_t lim = r->up == (size_t)-1 ? above : m->rows[r->up].eff_limit;
+
+		if (r->g.raw_valid[MC_KNOB_MAX] && r->g.raw[MC_KNOB_MAX] < lim)
+			lim = r->g.raw[MC_KNOB_MAX];
+		r->eff_limit = lim;
+	}
+}
+
+int top_model_fill(struct top_model *m, size_t first, size_t count, size_t extra,
+		   unsigned parts)
+{
+	int ret = 0;
+
+	parts |= top_cols[m->sort_col].parts;
+	for (size_t k = first; ret == 0 && k < m->n_order && k - first < count; k++) {
+		size_t i = m->order[k];
+
+		ret = row_read(m, i, parts);
+		/* the % column needs every ancestor's max */
+		if (parts & MC_TOP_READ_KNOBS)
+			for (size_t u = m->rows[i].up; ret == 0 && u != (size_t)-1; u = m->rows[u].up)
+				ret = row_read(m, u, MC_TOP_READ_KNOBS);
+	}
+	if (ret == 0 && extra < m->n)
+		ret = row_read(m, extra, parts | MC_TOP_READ_ALL);
+	compute_limits(m);
+	return ret;
+}
+
+/* --- the engine's decisions (with --profile) --- */
+
+static void policy_error(struct top_policy *p, const char *what, int err)
+{
+	free(p->error);
+	if (asprintf(&p->error, "%s: %s", what, strerror(-err)) < 0)
+		p->error = NULL;
+}
+
+static int remember(struct top_policy *p, const char *group, char *text)
+{
+	char *abs, **a, **t;
+
+	if (mc_path_join(p->parent, group, &abs) < 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->n_dec; i++)
+		if (strcmp(p->dec_abs[i], abs) == 0) {
+			free(abs);
+			free(p->dec_text[i]);
+			p->dec_text[i] = text;
+			return 0;
+		}
+	a = realloc(p->dec_abs, (p->n_dec + 1) * sizeof(*a));
+	if (a)
+		p->dec_abs = a;
+	t = a ? realloc(p->dec_text, (p->n_dec + 1) * sizeof(*t)) : NULL;
+	if (!t) {
+		free(abs);
+		free(text);
+		return -ENOMEM;
+	}
+	p->dec_text = t;
+	p->dec_abs[p->n_dec] = abs;
+	p->dec_text[p->n_dec++] = text;
+	return 0;
+}
+
+/* One step as the decision column shows it: "memory.low 0 -> 100M: reason". */
+static char *step_text(const struct mc_step *s)
+{
+	char *t = NULL, v[24];
+	int r;
+
+	if (s->kind == MC_STEP_WRITE)
+		r = asprintf(&t, "%s -> %s: %s", s->file, mc_fmt_size(s->new_raw, v),
+			     s->reason ? s->reason : "");
+	else if (s->kind == MC_STEP_RECLAIM)
+		r = asprintf(&t, "reclaim %s: %s", mc_fmt_size(s->bytes, v),
+			     s->reason ? s->reason : "");
+	else if (s->kind == MC_STEP_NOTE)
+		r = asprintf(&t, "note: %s", s->reason ? s->reason : "");
+	else
+		r = asprintf(&t, "create: %s", s->reason ? s->reason : "");
+	return r < 0 ? NULL : t;
+}
+
+/*
+ * Runs the policies and the planner on a full snapshot of the profile's
+ * parent, as `memctl run --dry-run` would, and keeps each group's last
+ * decision. Nothing is written.
+ */
+static void run_policy(struct top_model *m)
+{
+	struct top_policy *p = &m->policy;
+	struct mc_decisions dec = { 0 };
+	struct mc_plan_opts o = { .create = true };
+	struct mc_snapshot snap = { 0 };
+	struct mc_diags d = { 0 };
+	struct mc_plan plan;
+	int r;
+
+	r = mc_host_snapshot(m->h, p->parent, &snap);
+	if (r < 0) {
+		policy_error(p, "cannot read the profile's parent", r);
+		return;
+	}
+	r = mc_policy_decide(p->pol, p->profile, &snap, m->caps, &dec, &d);
+	if (r == 0) {
+		o.decisions = &dec;
+		r = mc_plan_build(p->profile, &snap, m->caps, &o, &plan, &d);
+		if (r == 0) {
+			for (size_t i = 0; i < plan.n; i++) {
+				char *t = step_text(&plan.steps[i]);
+
+				if (t)
+					remember(p, plan.steps[i].group, t);
+			}
+			mc_plan_free(&plan);
+		} else {
+			policy_error(p, "planner", r);
+		}
+	} else {
+		policy_error(p, "policy engine", r);
+	}
+	if (r == 0 && d.n > 0) {
+		free(p->error);
+		if (mc_diag_format(&d.v[0], &p->error) < 0)
+			p->error = NULL;
+	}
+	mc_diags_free(&d);
+	mc_decisions_free(&dec);
+	mc_snapshot_free(&snap);
+}
+
+static void attach_decisions(struct top_model *m)
+{
+	struct top_policy *p = &m->policy;
+
+	for (size_t i = 0; i < m->n; i++)
+		for (size_t j = 0; j < p->n_dec; j++)
+			if (strcmp(m->rows[i].abs, p->dec_abs[j]) == 0) {
+				free(m->rows[i].decision);
+				m->rows[i].decision = strdup(p->dec_text[j]);
+			}
+}
+
+/* --- order --- */
+
+static bool matches(const struct top_model *m, const struct top_row *r)
+{
+	return !m->filter || !*m->filter || strcasestr(r->name, m->filter);
+}
+
+struct order_ctx {
+	struct top_model *m;
+	size_t *kids;         /* children of each row, grouped by parent */
+	size_t *kid_start;    /* kids[kid_start[i] .. kid_start[i+1]) */
+	bool *keep;           /* matches the filter, or has a match below */
+};
+
+static struct top_model *sort_model;   /* qsort has no context argument in C11 */
+
+static int sibling_cmp(const void *a, const void *b)
+{
+	const struct top_model *m = sort_model;
+	const struct top_col *c = &top_cols[m->sort_col];
+	const struct top_row *x = &m->rows[*(const size_t *)a], *y = &m->rows[*(const size_t *)b];
+	int d = c->cmp(m, c, x, y);
+
+	/* numbers: biggest first; names: a to z; r reverses either */
+	if (c->kind != TOP_TEXT)
+		d = -d;
+	if (m->reverse)
+		d = -d;
+	return d ? d : strcmp(x->name, y->name);
+}
+
+static void emit(struct order_ctx *o, size_t i)
+{
+	struct top_model *m = o->m;
+
+	if (!o->keep[i])
+		return;
+	m->order[m->n_order++] = i;
+	if (m->rows[i].collapsed)
+		return;
+	for (size_t k = o->kid_start[i]; k < o->kid_start[i + 1]; k++)
+		emit(o, o->kids[k]);
+}
+
+void top_model_order(struct top_model *m)
+{
+	struct order_ctx o = { .m = m };
+	size_t *fill;
+
+	m->n_order = 0;
+	if (m->n == 0)
+		return;
+	o.kids = calloc(m->n, sizeof(*o.kids));
+	o.kid_start = calloc(m->n + 1, sizeof(*o.kid_start));
+	o.keep = calloc(m->n, sizeof(*o.keep));
+	fill = calloc(m->n + 1, sizeof(*fill));
+	if (!o.kids || !o.kid_start || !o.keep || !fill) {
+		/* out of memory: show the rows in tree order */
+		for (size_t i = 0; i < m->n; i++)
+			m->order[m->n_order++] = i;
+		goto out;
+	}
+	for (size_t i = 1; i < m->n; i++)
+		o.kid_start[m->rows[i].up + 1]++;
+	for (size_t i = 0; i < m->n; i++)
+		o.kid_start[i + 1] += o.kid_start[i];
+	memcpy(fill, o.kid_start, (m->n + 1) * sizeof(*fill));
+	for (size_t i = 1; i < m->n; i++)
+		o.kids[fill[m->rows[i].up]++] = i;
+	/* rows come in preorder: a child after its parent, so walk backwards */
+	for (size_t i = m->n; i-- > 0;) {
+		if (matches(m, &m->rows[i]))
+			o.keep[i] = true;
+		if (o.keep[i] && m->rows[i].up != (size_t)-1)
+			o.keep[m->rows[i].up] = true;
+	}
+	o.keep[0] = true;
+	sort_model = m;
+	for (size_t i = 0; i < m->n; i++)
+		if (o.kid_start[i + 1] - o.kid_start[i] > 1)
+			qsort(o.kids + o.kid_start[i], o.kid_start[i + 1] - o.kid_start[i],
+			      sizeof(*o.kids), sibling_cmp);
+	sort_model = NULL;
+	emit(&o, 0);
+out:
+	free(o.kids);
+	free(o.kid_start);
+	free(o.keep);
+	free(fill);
+}
+
+/* Reads the sort key of every row (not read yet in this refresh). */
+/*
+ * Reads the sort key of the rows (those not read yet in this refresh).
+ * With a key budget and more rows than it, rows take turns: each refresh
+ * reads every turns-th row (and any row never read), so each key is at
+ * most `turns` refreshes old; the rows on screen are read fresh by
+ * top_model_fill anyway.
+ */
+static int read_sort_keys(struct top_model *m, bool all)
+{
+	unsigned parts = top_cols[m->sort_col].parts;
+	size_t turns = 1;
+
+	if (!all && m->key_budget && m->n > m->key_budget)
+		turns = (m->n + m->key_budget - 1) / m->key_budget;
+	for (size_t i = 0; parts && i < m->n; i++) {
+		int r = 0;
+
+		if (turns == 1 || i % turns == m->refreshes % turns ||
+		    (m->rows[i].have & parts) != parts)
+			r = row_read(m, i, parts);
+		if (r < 0)
+			return r;
+	}
+	compute_limits(m);
+	return 0;
+}
+
+int top_model_sort_by(struct top_model *m, int col, bool reverse)
+{
+	int r;
+
+	m->sort_col = col;
+	m->reverse = reverse;
+	r = read_sort_keys(m, true);
+	top_model_order(m);
+	return r;
+}
+
+int top_model_refresh(struct top_model *m, double now)
+{
+	int r;
+
+	m->now = now;
+	/* cheap unless the tree changed: see mc_top_reader_scan */
+	r = mc_top_reader_scan(m->rd, m->rescan || m->refreshes == 0);
+	if (r < 0)
+		return r;
+	if (r > 0 || m->refreshes == 0) {
+		r = rebuild_rows(m);
+		if (r < 0)
+			return r;
+	}
+	m->rescan = false;
+	m->refreshes++;
+	for (size_t i = 0; i < m->n; i++)
+		m->rows[i].fresh = 0;
+	if (m->policy.pol) {
+		run_policy(m);
+		attach_decisions(m);
+	}
+	r = read_sort_keys(m, false);
+	top_model_order(m);
+	return r;
+}

@@ -1,0 +1,893 @@
+/*
+ * The interactive screen of `memctl top` (ncurses).
+ *
+ * Each frame is drawn into stdscr with erase() and shown with one
+ * refresh(): ncurses sends only what changed, once. Before drawing, the
+ * screen asks the model for the columns of the rows it is about to show
+ * (top_model_fill), so a refresh reads the sort key of every group and the
+ * rest only for what is on screen.
+ *
+ * The terminal is never left broken: endwin() runs on every way out
+ * (return, exit through atexit, SIGINT/SIGTERM/SIGHUP which end the loop,
+ * and the crash signals, which restore the terminal before dying).
+ */
+#include <ctype.h>
+#include <curses.h>
+#include <errno.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "top.h"
+
+enum prompt {
+	PROMPT_NONE,
+	PROMPT_SEARCH,
+	PROMPT_FILTER,
+	PROMPT_EDIT,
+	PROMPT_DELAY,
+};
+
+enum {
+	PAIR_TITLE = 1,
+	PAIR_HEADER,
+	PAIR_HOT,        /* usage near the effective limit */
+	PAIR_DECISION,
+	PAIR_ERROR,
+};
+
+struct screen {
+	struct top_model *m;
+	const struct top_screen_opts *o;
+	double delay;
+	double next;          /* time of the next refresh */
+	bool paused;
+	bool help;
+	bool detail;
+	bool color;
+	size_t sel;           /* index in m->order */
+	size_t top;           /* first index of m->order on screen */
+	size_t hcol;          /* first column (after the tree) on screen */
+	char *sel_path;       /* the selection follows its group across refreshes */
+	char *status;
+	bool status_err;
+	enum prompt prompt;
+	char input[256];
+	size_t input_len;
+	char *search;
+	long refreshes;
+};
+
+static volatile sig_atomic_t stop_signal;
+static bool curses_on;
+static bool atexit_done;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void restore_terminal(void)
+{
+	if (curses_on && !isendwin())
+		endwin();
+	curses_on = false;
+}
+
+static void on_crash(int sig)
+{
+	restore_terminal();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void set_status(struct screen *s, bool err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_status(struct screen *s, bool err, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(s->status);
+	va_start(ap, fmt);
+	if (vasprintf(&s->status, fmt, ap) < 0)
+		s->status = NULL;
+	va_end(ap);
+	s->status_err = err;
+}
+
+static struct top_row *sel_row(struct screen *s)
+{
+	struct top_model *m = s->m;
+
+	return s->sel < m->n_order ? &m->rows[m->order[s->sel]] : NULL;
+}
+
+static void remember_sel(struct screen *s)
+{
+	struct top_row *r = sel_row(s);
+
+	if (!r)
+		return;
+	free(s->sel_path);
+	s->sel_path = strdup(r->path);
+}
+
+/* Finds the remembered group in the new order (or keeps the position). */
+static void restore_sel(struct screen *s)
+{
+	struct top_model *m = s->m;
+
+	if (s->sel_path)
+		for (size_t k = 0; k < m->n_order; k++)
+			if (strcmp(m->rows[m->order[k]].path, s->sel_path) == 0) {
+				s->sel = k;
+				return;
+			}
+	if (s->sel >= m->n_order)
+		s->sel = m->n_order ? m->n_order - 1 : 0;
+}
+
+static int do_refresh(struct screen *s)
+{
+	int r;
+
+	remember_sel(s);
+	r = top_model_refresh(s->m, now_s());
+	restore_sel(s);
+	s->refreshes++;
+	return r;
+}
+
+static void reorder(struct screen *s)
+{
+	remember_sel(s);
+	top_model_order(s->m);
+	restore_sel(s);
+}
+
+/* --- drawing --- */
+
+static int rows_height(const struct screen *s)
+{
+	int h = LINES - 3;   /* title, header, status */
+
+	if (s->detail)
+		h = LINES >= 20 ? (LINES - 3) / 2 : 0;
+	return h > 0 ? h : 0;
+}
+
+static int name_width(const struct screen *s, size_t first, int h)
+{
+	struct top_model *m = s->m;
+	int w = 12;
+
+	for (size_t k = first; k < m->n_order && k < first + (size_t)h; k++) {
+		const struct top_row *r = &m->rows[m->order[k]];
+		int need = (int)r->depth * 2 + 2 + (int)strlen(r->name);
+
+		if (need > w)
+			w = need;
+	}
+	return w > COLS / 3 ? COLS / 3 : w;
+}
+
+static void put_clipped(int y, int x, const char *t, int w, bool right)
+{
+	int len = (int)strlen(t);
+
+	if (w <= 0)
+		return;
+	if (len > w) {
+		mvaddnstr(y, x, t, w);
+		return;
+	}
+	mvprintw(y, x, right ? "%*s" : "%-*s", w, t);
+}
+
+static void draw_title(struct screen *s)
+{
+	struct top_model *m = s->m;
+	char line[512];
+
+	snprintf(line, sizeof(line), "memctl top  %zu groups  sort %s%s  every %.2gs%s%s%s  %s",
+		 m->n, top_cols[m->sort_col].name, m->reverse ? " (rev)" : "", s->delay,
+		 s->paused ? "  [paused]" : "", m->filter ? "  filter: " : "",
+		 m->filter ? m->filter : "", m->parent);
+	if (s->color)
+		attron(COLOR_PAIR(PAIR_TITLE));
+	attron(A_BOLD);
+	mvhline(0, 0, ' ', COLS);
+	mvaddnstr(0, 0, line, COLS);
+	attroff(A_BOLD);
+	if (s->color)
+		attroff(COLOR_PAIR(PAIR_TITLE));
+}
+
+/* Width of shown column k (the last text column takes the rest of the line). */
+static int col_width(const struct screen *s, size_t k, size_t x)
+{
+	const struct top_col *c = &top_cols[s->o->cols[k]];
+
+	return c->kind == TOP_TEXT && k + 1 == s->o->n_cols ? COLS - (int)x - 1 : c->width;
+}
+
+/*
+ * Whether shown column k fits whole at x: a column cut at the right edge
+ * is not drawn (and so not read: memory.stat costs more than the rest of
+ * a row together).
+ */
+static bool col_fits(const struct screen *s, size_t k, size_t x)
+{
+	int w = col_width(s, k, x);
+
+	return k < s->o->n_cols && w >= 4 && (int)x + 1 + w <= COLS;
+}
+
+/* Parts the columns that fit on screen need: only those are read. */
+static unsigned visible_parts(const struct screen *s, int nw)
+{
+	unsigned parts = 0;
+
+	for (size_t k = 1 + s->hcol, x = (size_t)nw; col_fits(s, k, x); k++) {
+		parts |= top_cols[s->o->cols[k]].parts;
+		x += (size_t)col_width(s, k, x) + 1;
+	}
+	return parts;
+}
+
+/* Draws the header and the rows; x positions per shown column. */
+static void draw_table(struct screen *s, int y0, int h)
+{
+	struct top_model *m = s->m;
+	const struct top_screen_opts *o = s->o;
+	int nw = name_width(s, s->top, h);
+	int pct_col = top_col_lookup("pct"), dec_col = top_col_lookup("decision");
+	char buf[256];
+
+	/* header */
+	if (s->color)
+		attron(COLOR_PAIR(PAIR_HEADER));
+	else
+		attron(A_REVERSE);
+	mvhline(y0, 0, ' ', COLS);
+	put_clipped(y0, 0, top_cols[o->cols[0]].title, nw, false);
+	for (size_t k = 1 + s->hcol, x = (size_t)nw; col_fits(s, k, x); k++) {
+		const struct top_col *c = &top_cols[o->cols[k]];
+		int w = col_width(s, k, x);
+
+		if (o->cols[k] == m->sort_col)
+			attron(A_BOLD | A_UNDERLINE);
+		put_clipped(y0, (int)x + 1, c->title, w > COLS - (int)x - 1 ? COLS - (int)x - 1 : w,
+			    c->kind != TOP_TEXT);
+		if (o->cols[k] == m->sort_col)
+			attroff(A_BOLD | A_UNDERLINE);
+		x += (size_t)w + 1;
+	}
+	if (s->color)
+		attroff(COLOR_PAIR(PAIR_HEADER));
+	else
+		attroff(A_REVERSE);
+
+	for (int i = 0; i < h; i++) {
+		size_t k = s->top + (size_t)i;
+		const struct top_row *r;
+		struct top_val pct = { 0 };
+		char name[300];
+		int y = y0 + 1 + i;
+		size_t x;
+
+		if (k >= m->n_order)
+			break;
+		r = &m->rows[m->order[k]];
+		top_cols[pct_col].get(m, r, &pct);
+		if (k == s->sel)
+			attron(A_REVERSE);
+		else if (r->gone)
+			attron(A_DIM);
+		else if (s->color && pct.valid && pct.d >= 90)
+			attron(COLOR_PAIR(PAIR_HOT));
+		mvhline(y, 0, ' ', COLS);
+		snprintf(name, sizeof(name), "%*s%s%s", (int)r->depth * 2, "",
+			 !r->has_children ? "  " : r->collapsed ? "+ " : "- ", r->name);
+		put_clipped(y, 0, name, nw, false);
+		x = (size_t)nw;
+		for (size_t c = 1 + s->hcol; col_fits(s, c, x); c++) {
+			const struct top_col *col = &top_cols[o->cols[c]];
+			int w = col_width(s, c, x);
+			const char *t = top_cell(m, r, col, buf, sizeof(buf));
+
+			if (w > COLS - (int)x - 1)
+				w = COLS - (int)x - 1;
+			if (s->color && k != s->sel && o->cols[c] == dec_col && r->decision)
+				attron(COLOR_PAIR(PAIR_DECISION));
+			put_clipped(y, (int)x + 1, t, w, col->kind != TOP_TEXT);
+			if (s->color && k != s->sel && o->cols[c] == dec_col)
+				attroff(COLOR_PAIR(PAIR_DECISION));
+			x += (size_t)w + 1;
+		}
+		attrset(A_NORMAL);
+	}
+}
+
+/* Lines of the detail pane for row r, appended to a memstream. */
+static void detail_text(struct screen *s, const struct top_row *r, FILE *f)
+{
+	const struct mc_group_snap *g = &r->g;
+	char a[24];
+
+	fprintf(f, "%s%s\n", r->abs, r->gone ? " (gone)" : "");
+	for (int k = 0; k < MC_KNOB__COUNT; k++)
+		if (g->raw_valid[k])
+			fprintf(f, "%s=%s  ", mc_knob_info(k)->name,
+				mc_fmt_size(mc_abstract_value(s->m->caps, k, g->raw), a));
+	fprintf(f, "usage=%s", g->usage_valid ? mc_fmt_size(g->usage, a) : "-");
+	fprintf(f, "  effective limit=%s\n", mc_fmt_size(r->eff_limit, a));
+	if (r->decision)
+		fprintf(f, "decision: %s\n", r->decision);
+	fputs("-- memory.stat\n", f);
+	for (size_t i = 0; i < g->stat.n; i++)
+		fprintf(f, "%-24s %14llu\n", g->stat.v[i].key, (unsigned long long)g->stat.v[i].val);
+	fputs("-- numa_stat\n", f);
+	for (size_t n = 0; n < g->n_numa; n++) {
+		fprintf(f, "N%zu:", n);
+		for (size_t i = 0; i < g->numa[n].n; i++)
+			fprintf(f, " %s=%s", g->numa[n].v[i].key, mc_fmt_size(g->numa[n].v[i].val, a));
+		fputc('\n', f);
+	}
+	fputs("-- events\n", f);
+	for (size_t i = 0; i < g->events.n; i++)
+		fprintf(f, "%-24s %14llu\n", g->events.v[i].key,
+			(unsigned long long)g->events.v[i].val);
+	fputs("-- pressure\n", f);
+	if (g->psi.valid)
+		fprintf(f, "some avg10=%.2f avg60=%.2f avg300=%.2f\nfull avg10=%.2f avg60=%.2f "
+			   "avg300=%.2f\n", g->psi.some_avg10, g->psi.some_avg60, g->psi.some_avg300,
+			g->psi.full_avg10, g->psi.full_avg60, g->psi.full_avg300);
+	else
+		fputs("(not available on this host)\n", f);
+}
+
+/* The detail pane: its lines flow into as many columns as fit. */
+static void draw_detail(struct screen *s, int y0, int h)
+{
+	const struct top_row *r = sel_row(s);
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f;
+	int colw = 40, ncol, y = y0, x = 0;
+
+	if (!r || h <= 0)
+		return;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	detail_text(s, r, f);
+	fclose(f);
+	ncol = COLS / colw > 0 ? COLS / colw : 1;
+	if (ncol == 1)
+		colw = COLS;
+	attron(A_BOLD);
+	mvhline(y0, 0, ACS_HLINE, COLS);
+	attroff(A_BOLD);
+	y++;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		bool wide = y == y0 + 1 && x == 0;   /* the path and knob lines span the pane */
+
+		if (y >= y0 + h) {
+			x += colw;
+			y = y0 + 3;
+			if (x + colw > COLS)
+				break;
+		}
+		if (line[0] == '-' && line[1] == '-')
+			attron(A_BOLD);
+		mvaddnstr(y, x, line, wide || ncol == 1 ? COLS - x : colw - 1);
+		attroff(A_BOLD);
+		y++;
+	}
+	free(text);
+}
+
+static const char *const help_keys[] = {
+	"Up/Down j/k PgUp/PgDn Home/End   move the selection",
+	"Left/Right                       scroll the columns",
+	"Enter, space                     collapse / expand the selected group",
+	"+ / -   * / _                    expand / collapse; all groups",
+	"< / >                            sort by the previous / next column",
+	"r                                reverse the sort order",
+	"/  n                             search a group by name; next match",
+	"f                                filter groups by name (empty: all)",
+	"i                                detail pane: memory.stat, numa_stat, events, pressure",
+	"e                                edit: knob=value for the selected group (as memctl set)",
+	"d                                refresh interval in seconds",
+	"p  space(paused)                 pause / resume;  R  refresh now",
+	"?                                this help;  q  quit",
+	NULL,
+};
+
+static void draw_help(struct screen *s)
+{
+	int w = COLS - 4, h = LINES - 2, y = 1;
+
+	if (w < 20 || h < 5)
+		return;
+	attron(A_BOLD);
+	mvaddnstr(y++, 3, "memctl top: keys (any key closes)", w - 2);
+	attroff(A_BOLD);
+	for (int i = 0; help_keys[i] && y < h; i++)
+		mvaddnstr(y++, 3, help_keys[i], w - 2);
+	if (y < h) {
+		attron(A_BOLD);
+		mvaddnstr(++y, 3, "columns (--columns, --sort)", w - 2);
+		attroff(A_BOLD);
+		y++;
+	}
+	for (size_t c = 0; c < top_n_cols && y < h; c++) {
+		char line[160];
+
+		snprintf(line, sizeof(line), "%-14s %-8s %s", top_cols[c].name, top_cols[c].title,
+			 top_cols[c].help);
+		mvaddnstr(y++, 3, line, w - 2);
+	}
+	box(stdscr, 0, 0);
+}
+
+static void draw_status(struct screen *s)
+{
+	static const char *const label[] = {
+		[PROMPT_SEARCH] = "search: ",
+		[PROMPT_FILTER] = "filter: ",
+		[PROMPT_EDIT] = "",
+		[PROMPT_DELAY] = "delay (seconds): ",
+	};
+	int y = LINES - 1;
+
+	mvhline(y, 0, ' ', COLS);
+	if (s->prompt == PROMPT_EDIT) {
+		const struct top_row *r = sel_row(s);
+
+		mvprintw(y, 0, "set %s (knob=value): %s", r ? r->path[0] ? r->path : r->abs : "?",
+			 s->input);
+		curs_set(1);
+		return;
+	}
+	if (s->prompt != PROMPT_NONE) {
+		mvprintw(y, 0, "%s%s", label[s->prompt], s->input);
+		curs_set(1);
+		return;
+	}
+	curs_set(0);
+	if (s->status) {
+		if (s->status_err)
+			attron(s->color ? COLOR_PAIR(PAIR_ERROR) | A_BOLD : A_BOLD);
+		mvaddnstr(y, 0, s->status, COLS - 1);
+		attrset(A_NORMAL);
+	} else {
+		attron(A_DIM);
+		mvaddnstr(y, 0, "? help  q quit  e edit  / search  f filter  < > sort  r reverse  "
+				"i detail  p pause", COLS - 1);
+		attroff(A_DIM);
+	}
+}
+
+static int draw(struct screen *s)
+{
+	struct top_model *m = s->m;
+	int h = rows_height(s), r;
+	unsigned parts;
+
+	if (LINES < 6 || COLS < 30) {
+		erase();
+		mvaddstr(0, 0, "terminal too small");
+		refresh();
+		return 0;
+	}
+	if (s->sel < s->top)
+		s->top = s->sel;
+	if (h > 0 && s->sel >= s->top + (size_t)h)
+		s->top = s->sel - (size_t)h + 1;
+	if (s->top + (size_t)h > m->n_order)
+		s->top = m->n_order > (size_t)h ? m->n_order - (size_t)h : 0;
+	parts = visible_parts(s, name_width(s, s->top, h));
+	r = top_model_fill(m, s->top, (size_t)h, s->detail && sel_row(s) ? m->order[s->sel]
+									  : (size_t)-1, parts);
+	erase();
+	if (s->help) {
+		draw_help(s);
+	} else {
+		draw_title(s);
+		draw_table(s, 1, h);
+		if (s->detail)
+			draw_detail(s, 1 + h + 1, LINES - 1 - (h + 2));
+	}
+	draw_status(s);
+	refresh();
+	return r;
+}
+
+/* --- keys --- */
+
+static void search_from(struct screen *s, size_t from)
+{
+	struct top_model *m = s->m;
+	const char *q = s->prompt == PROMPT_SEARCH ? s->input : s->search;
+
+	if (!q || !*q)
+		return;
+	for (size_t i = 0; i < m->n_order; i++) {
+		size_t k = (from + i) % m->n_order;
+
+		if (strcasestr(m->rows[m->order[k]].name, q)) {
+			s->sel = k;
+			return;
+		}
+	}
+	set_status(s, true, "no group matches '%s'", q);
+}
+
+static void set_collapsed(struct screen *s, struct top_row *r, int how)
+{
+	if (!r || !r->has_children)
+		return;
+	r->collapsed = how < 0 ? !r->collapsed : how > 0;
+	reorder(s);
+}
+
+static void set_all(struct screen *s, bool collapsed)
+{
+	for (size_t i = 1; i < s->m->n; i++)
+		if (s->m->rows[i].has_children)
+			s->m->rows[i].collapsed = collapsed;
+	reorder(s);
+}
+
+static void sort_step(struct screen *s, int dir)
+{
+	const struct top_screen_opts *o = s->o;
+	size_t k = 0;
+
+	for (size_t i = 0; i < o->n_cols; i++)
+		if (o->cols[i] == s->m->sort_col)
+			k = i;
+	k = (k + o->n_cols + (size_t)(dir > 0 ? 1 : o->n_cols - 1)) % o->n_cols;
+	remember_sel(s);
+	top_model_sort_by(s->m, o->cols[k], s->m->reverse);
+	restore_sel(s);
+}
+
+static void prompt_done(struct screen *s, bool accept)
+{
+	enum prompt p = s->prompt;
+	struct top_row *r = sel_row(s);
+
+	s->prompt = PROMPT_NONE;
+	if (!accept) {
+		free(s->status);
+		s->status = NULL;
+		return;
+	}
+	switch (p) {
+	case PROMPT_SEARCH:
+		free(s->search);
+		s->search = strdup(s->input);
+		break;
+	case PROMPT_FILTER:
+		free(s->m->filter);
+		s->m->filter = s->input_len ? strdup(s->input) : NULL;
+		reorder(s);
+		break;
+	case PROMPT_DELAY: {
+		char *end;
+		double d = strtod(s->input, &end);
+
+		if (end == s->input || *end || !(d >= 0.01) || d > 86400) {
+			set_status(s, true, "invalid delay '%s' (seconds, 0.01 to 86400)", s->input);
+		} else {
+			s->delay = d;
+			s->next = now_s() + d;
+			set_status(s, false, "refresh every %.2g s", d);
+		}
+		break;
+	}
+	case PROMPT_EDIT: {
+		char *msg = NULL;
+		int rc;
+
+		if (!r || !s->input_len)
+			break;
+		rc = s->o->edit(s->o->edit_arg, r->abs, s->input, &msg);
+		set_status(s, rc != 0, "%s", msg ? msg : rc ? "set failed" : "done");
+		free(msg);
+		do_refresh(s);
+		break;
+	}
+	case PROMPT_NONE:
+		break;
+	}
+}
+
+static void prompt_key(struct screen *s, int ch)
+{
+	if (ch == 27) {
+		prompt_done(s, false);
+	} else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+		prompt_done(s, true);
+	} else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+		if (s->input_len)
+			s->input[--s->input_len] = '\0';
+	} else if (ch >= 32 && ch < 127 && s->input_len + 1 >= sizeof(s->input)) {
+		beep();   /* the prompt is full: refuse the key rather than cut the value */
+	} else if (ch >= 32 && ch < 127) {
+		s->input[s->input_len++] = (char)ch;
+		s->input[s->input_len] = '\0';
+	}
+	if (s->prompt == PROMPT_SEARCH)
+		search_from(s, s->sel);   /* incremental */
+}
+
+static void start_prompt(struct screen *s, enum prompt p, const char *initial)
+{
+	s->prompt = p;
+	snprintf(s->input, sizeof(s->input), "%s", initial ? initial : "");
+	s->input_len = strlen(s->input);
+}
+
+/* Handles a key; returns false to quit. */
+static bool key(struct screen *s, int ch)
+{
+	struct top_model *m = s->m;
+	size_t page = (size_t)(rows_height(s) > 1 ? rows_height(s) - 1 : 1);
+
+	if (s->prompt != PROMPT_NONE) {
+		prompt_key(s, ch);
+		return true;
+	}
+	if (s->help) {
+		s->help = false;
+		return ch != 'q';
+	}
+	if (ch != KEY_RESIZE) {
+		free(s->status);
+		s->status = NULL;
+	}
+	switch (ch) {
+	case 'q':
+	case KEY_F(10):
+		return false;
+	case KEY_UP:
+	case 'k':
+		if (s->sel)
+			s->sel--;
+		break;
+	case KEY_DOWN:
+	case 'j':
+		if (s->sel + 1 < m->n_order)
+			s->sel++;
+		break;
+	case KEY_PPAGE:
+		s->sel = s->sel > page ? s->sel - page : 0;
+		break;
+	case KEY_NPAGE:
+		s->sel = s->sel + page < m->n_order ? s->sel + page : m->n_order ? m->n_order - 1 : 0;
+		break;
+	case KEY_HOME:
+	case 'g':
+		s->sel = 0;
+		break;
+	case KEY_END:
+	case 'G':
+		s->sel = m->n_order ? m->n_order - 1 : 0;
+		break;
+	case KEY_LEFT:
+		if (s->hcol)
+			s->hcol--;
+		break;
+	case KEY_RIGHT:
+		if (s->hcol + 2 < s->o->n_cols)
+			s->hcol++;
+		break;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		set_collapsed(s, sel_row(s), -1);
+		break;
+	case ' ':
+		if (s->paused)
+			s->paused = false;
+		else
+			set_collapsed(s, sel_row(s), -1);
+		break;
+	case '+':
+		set_collapsed(s, sel_row(s), 0);
+		break;
+	case '-':
+		set_collapsed(s, sel_row(s), 1);
+		break;
+	case '*':
+		set_all(s, false);
+		break;
+	case '_':
+		set_all(s, true);
+		break;
+	case '<':
+		sort_step(s, -1);
+		break;
+	case '>':
+		sort_step(s, 1);
+		break;
+	case 'r':
+		remember_sel(s);
+		top_model_sort_by(m, m->sort_col, !m->reverse);
+		restore_sel(s);
+		break;
+	case '/':
+		start_prompt(s, PROMPT_SEARCH, NULL);
+		break;
+	case 'n':
+		search_from(s, s->sel + 1);
+		break;
+	case 'f':
+		start_prompt(s, PROMPT_FILTER, m->filter);
+		break;
+	case 'e':
+		if (sel_row(s))
+			start_prompt(s, PROMPT_EDIT, NULL);
+		break;
+	case 'd':
+		start_prompt(s, PROMPT_DELAY, NULL);
+		break;
+	case 'i':
+		s->detail = !s->detail;
+		break;
+	case 'p':
+		s->paused = !s->paused;
+		if (!s->paused)
+			s->next = now_s();
+		break;
+	case 'R':
+		s->next = now_s();
+		break;
+	case '?':
+	case KEY_F(1):
+		s->help = true;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+static void init_colors(struct screen *s)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	s->color = has_colors() && !(nc && *nc);
+	if (!s->color)
+		return;
+	start_color();
+	use_default_colors();
+	init_pair(PAIR_TITLE, COLOR_WHITE, COLOR_BLUE);
+	init_pair(PAIR_HEADER, COLOR_BLACK, COLOR_CYAN);
+	init_pair(PAIR_HOT, COLOR_RED, -1);
+	init_pair(PAIR_DECISION, COLOR_YELLOW, -1);
+	init_pair(PAIR_ERROR, COLOR_RED, -1);
+}
+
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+#define N_STOP (sizeof(stop_signals) / sizeof(stop_signals[0]))
+#define N_CRASH (sizeof(crash_signals) / sizeof(crash_signals[0]))
+
+/* The handlers before the screen started (top may run inside the shell). */
+struct saved_signals {
+	struct sigaction stop[N_STOP];
+	struct sigaction crash[N_CRASH];
+};
+
+static void install_signals(struct saved_signals *old)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	stop_signal = 0;
+	/* no SA_RESTART: getch returns and the loop sees the signal */
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < N_STOP; i++)
+		sigaction(stop_signals[i], &sa, &old->stop[i]);
+	sa.sa_handler = on_crash;
+	sa.sa_flags = SA_RESETHAND;
+	/* (under the sanitizers their own handler must stay: it reports the crash) */
+	for (size_t i = 0; i < N_CRASH; i++)
+#if !defined(__SANITIZE_ADDRESS__)
+		sigaction(crash_signals[i], &sa, &old->crash[i]);
+#else
+		sigaction(crash_signals[i], NULL, &old->crash[i]);
+#endif
+}
+
+static void restore_signals(const struct saved_signals *old)
+{
+	for (size_t i = 0; i < N_STOP; i++)
+		sigaction(stop_signals[i], &old->stop[i], NULL);
+	for (size_t i = 0; i < N_CRASH; i++)
+		sigaction(crash_signals[i], &old->crash[i], NULL);
+}
+
+int top_screen_run(struct top_model *m, const struct top_screen_opts *o)
+{
+	struct screen s = { .m = m, .o = o, .delay = o->delay };
+	struct saved_signals old;
+	int r;
+
+	/*
+	 * At most this many sort keys per refresh: with 1000 groups each key
+	 * is at most 8 refreshes old off screen, and a refresh stays near
+	 * 0.1% of a core (see the cost note in memctl(8)).
+	 */
+	m->key_budget = 128;
+	r = top_model_refresh(m, now_s());
+	if (r < 0)
+		return r;
+	s.refreshes = 1;
+	setlocale(LC_ALL, "");
+	if (!initscr())
+		return -ENOTTY;
+	curses_on = true;
+	if (!atexit_done) {
+		atexit(restore_terminal);
+		atexit_done = true;
+	}
+	install_signals(&old);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	init_colors(&s);
+	s.next = now_s() + s.delay;
+	while (!stop_signal) {
+		double left;
+		int ch;
+
+		r = draw(&s);
+		if (r < 0)
+			break;
+		left = s.next - now_s();
+		timeout(s.paused ? -1 : left <= 0 ? 0 : (int)(left * 1000) + 1);
+		ch = getch();
+		if (ch != ERR) {
+			if (!key(&s, ch))
+				break;
+			continue;
+		}
+		if (s.paused || now_s() < s.next)
+			continue;
+		if (o->iterations && s.refreshes >= o->iterations)
+			break;
+		r = do_refresh(&s);
+		if (r < 0)
+			break;
+		s.next += s.delay;
+		if (s.next < now_s())
+			s.next = now_s() + s.delay;
+	}
+	restore_terminal();
+	restore_signals(&old);
+	free(s.sel_path);
+	free(s.status);
+	free(s.search);
+	return r < 0 ? r : 0;
+}

@@ -1,0 +1,197 @@
+#ifndef MEMCTL_TOP_H
+#define MEMCTL_TOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "host.h"
+#include "plan.h"
+#include "policy.h"
+#include "profile.h"
+#include "top-read.h"
+
+/*
+ * The top screen's model (systemd-cgtop / htop style: refresh fills the
+ * model, the display only formats it, batch mode prints the same model).
+ *
+ * A refresh reads the sort key of every group; the display then asks for
+ * the other columns of the rows it shows (top_model_fill), so the cost of a
+ * refresh grows with the screen, not with the tree. New and removed groups
+ * are found by the reader's walk, which lists again only the directories
+ * whose link count changed.
+ */
+
+/* A counter whose rate per second is shown (refaults, limit hits, OOM kills). */
+struct top_rate {
+	uint64_t prev;
+	double prev_t;        /* when prev was read; 0: never */
+	double rate;
+	bool valid;           /* rate computed from two reads */
+};
+
+struct top_row {
+	char *path;           /* relative to the parent ("" is the parent) */
+	char *abs;            /* absolute cgroup path */
+	const char *name;     /* last component; the absolute path for the parent row */
+	unsigned depth;
+	size_t up;            /* row of the parent group; (size_t)-1 for row 0 */
+	size_t entry;         /* index in the reader */
+	bool has_children;
+	bool collapsed;
+	bool gone;            /* vanished since the last directory walk */
+	struct mc_group_snap g;
+	unsigned have;        /* parts ever read (MC_TOP_READ_*) */
+	unsigned fresh;       /* parts read in this refresh */
+	uint64_t eff_limit;   /* min of its max and every ancestor's */
+	struct top_rate refault, max_events, oom_kill;
+	char *decision;       /* the engine's last decision for the group, with reason */
+};
+
+/* Policy decisions shown by top (with --profile); nothing is written. */
+struct top_policy {
+	const struct mc_profile *profile;
+	struct mc_policy *pol;
+	char *parent;         /* the profile's parent, absolute */
+	char *error;          /* the last problem, for the status line */
+	char **dec_abs;       /* last decision per group (absolute path), with text */
+	char **dec_text;
+	size_t n_dec;
+};
+
+struct top_model {
+	struct mc_host *h;
+	const struct mc_caps *caps;
+	struct mc_top_reader *rd;
+	char *parent;
+	struct top_row *rows;
+	size_t n;
+	size_t *order;        /* rows shown, in display order */
+	size_t n_order;
+	int sort_col;         /* index in top_cols */
+	bool reverse;
+	char *filter;         /* substring of names (case-insensitive), or NULL */
+	double now;           /* CLOCK_MONOTONIC seconds of the refresh */
+	unsigned long refreshes;
+	bool rescan;          /* list every directory at the next refresh (a group was
+	                         found gone: it may have been made again) */
+	struct top_policy policy;
+	size_t key_budget;    /* sort keys read per refresh at most (rows off screen
+	                         take turns); 0: every row, every refresh */
+	unsigned long reads;  /* files read, for the cost figures */
+};
+
+/* Columns, described once (htop style). */
+enum top_kind {
+	TOP_TEXT,             /* name, decision, per-node usage */
+	TOP_SIZE,             /* bytes, MC_SIZE_MAX = max */
+	TOP_PCT,
+	TOP_RATE,             /* per second */
+	TOP_COUNT,
+};
+
+struct top_val {
+	bool valid;
+	uint64_t u;           /* SIZE, COUNT */
+	double d;             /* PCT, RATE */
+};
+
+struct top_col {
+	const char *name;     /* for --sort and --columns, and the JSON key */
+	const char *title;
+	int width;
+	enum top_kind kind;
+	unsigned parts;       /* what must be read for it (MC_TOP_READ_*) */
+	const char *help;
+	/* Numeric value (not for TOP_TEXT). */
+	void (*get)(const struct top_model *m, const struct top_row *r, struct top_val *ret);
+	/* Text of a TOP_TEXT column into buf; returns NULL when there is none. */
+	const char *(*text)(const struct top_model *m, const struct top_row *r, char *buf,
+			    size_t len);
+	/* Sibling order, ascending. */
+	int (*cmp)(const struct top_model *m, const struct top_col *c, const struct top_row *a,
+		   const struct top_row *b);
+};
+
+enum {
+	TOP_COL_NAME = 0,
+	TOP_COL_USAGE = 1,
+};
+extern const struct top_col top_cols[];
+extern const size_t top_n_cols;
+
+/* Column index by name, or -ENOENT. */
+int top_col_lookup(const char *name);
+/* Cell text of column c for row r ("-" when unknown), right-sized for c's width. */
+const char *top_cell(const struct top_model *m, const struct top_row *r, const struct top_col *c,
+		     char *buf, size_t len);
+/* Parts needed by a set of columns. */
+unsigned top_cols_parts(const int *cols, size_t n);
+/* Parses "usage,max,pct" into column indexes; -EINVAL names the bad one in *ret_bad. */
+int top_cols_parse(const char *list, int **ret, size_t *ret_n, const char **ret_bad);
+
+/* --- top-model.c --- */
+
+int top_model_init(struct top_model *m, struct mc_host *h, const char *parent);
+void top_model_release(struct top_model *m);
+
+/*
+ * Uses profile p (kept by the caller) to show the engine's decisions and
+ * working-set estimates each refresh. 0 or -errno.
+ */
+int top_model_set_profile(struct top_model *m, const struct mc_profile *p,
+			  struct mc_policy *pol, const char *parent_abs);
+
+/*
+ * One refresh at time now: the directory walk when due, the sort key of
+ * every row, the policy when a profile is set, then the display order.
+ * -ENOENT when the parent is gone.
+ */
+int top_model_refresh(struct top_model *m, double now);
+
+/* Recomputes the display order (after a change of sort, filter or collapse). */
+void top_model_order(struct top_model *m);
+
+/*
+ * Reads parts for the rows order[first..first+count) and for row extra
+ * ((size_t)-1: none), with the ancestors' limits the % column needs.
+ */
+int top_model_fill(struct top_model *m, size_t first, size_t count, size_t extra,
+		   unsigned parts);
+
+/*
+ * Sorts by column col (reverse: the other way round), reading its key for
+ * every row that does not have it from this refresh yet. 0 or -errno.
+ */
+int top_model_sort_by(struct top_model *m, int col, bool reverse);
+
+/* Row index of path (relative), or (size_t)-1. */
+size_t top_model_find(const struct top_model *m, const char *path);
+
+/* --- top-batch.c --- */
+
+/* Prints the model's order as a text table or one JSON document (a line). */
+void top_batch_print(FILE *f, const struct top_model *m, const int *cols, size_t n_cols,
+		     bool json);
+
+/* --- top-screen.c --- */
+
+/* What the screen needs from the program around it. */
+struct top_screen_opts {
+	double delay;         /* seconds between refreshes */
+	const int *cols;      /* columns shown, in order (the name column first) */
+	size_t n_cols;
+	/*
+	 * Runs `set GROUP ASSIGNMENT` through the command table; returns its
+	 * exit status and a message for the status line (caller frees).
+	 */
+	int (*edit)(void *arg, const char *group_abs, const char *assignment, char **ret_msg);
+	void *edit_arg;
+	long iterations;      /* stop after this many refreshes; 0: until q */
+};
+
+/* Runs the interactive screen until q (or a signal). 0, or -errno. */
+int top_screen_run(struct top_model *m, const struct top_screen_opts *o);
+
+#endif
