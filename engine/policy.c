@@ -783,6 +783,13 @@ static int split_node(struct build *b, size_t i)
 		usage[k] = c->usage / b->page;
 		soft[k] = to_pages_up(c->soft, b->page);
 		prot[k] = to_pages_up(c->protect, b->page);
+		/*
+		 * cgroup v1 has no memory.low to say how much of a working set
+		 * to keep, and the estimate lags the job: keep protect: active
+		 * groups out of memctl's reclaim altogether (DESIGN.md).
+		 */
+		if (b->caps->ver == MC_CGV1 && c->spec && c->spec->protect == MC_PROTECT_ACTIVE)
+			prot[k] = usage[k];
 		stream[k] = c->streaming;
 		if (soft[k] != MC_SIZE_MAX && usage[k] > max64(soft[k], prot[k]))
 			excess += usage[k] - max64(soft[k], prot[k]);
