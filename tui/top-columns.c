@@ -96,6 +96,13 @@ static void get_thp(const struct top_model *m, const struct top_row *r, struct t
 	stat_sum(m, r, ret, is_v1(m) ? "rss_huge" : "anon_thp", NULL);
 }
 
+/* Huge-page charges that fell back to small pages: memctl's kernel patch, v2. */
+static void get_thp_fallback(const struct top_model *m, const struct top_row *r,
+			     struct top_val *ret)
+{
+	stat_sum(m, r, ret, "thp_fault_fallback_charge", "thp_file_fallback_charge");
+}
+
 static void get_wset(const struct top_model *m, const struct top_row *r, struct top_val *ret)
 {
 	const struct top_policy *p = &m->policy;
@@ -301,6 +308,9 @@ const struct top_col top_cols[] = {
 		get_full),
 	SIZE_COL("thp", "THP", MC_TOP_READ_STAT, "transparent huge pages (anon_thp, v1 rss_huge)",
 		 get_thp),
+	NUM_COL("thp_fallback", "THPFB", 6, TOP_COUNT, MC_TOP_READ_STAT,
+		"huge-page charges that fell back to small pages (memctl kernel patch)",
+		get_thp_fallback),
 	{ .name = "numa", .title = "NUMA", .width = 16, .kind = TOP_TEXT,
 	  .parts = MC_TOP_READ_NUMA, .help = "usage per NUMA node", .text = text_numa,
 	  .cmp = cmp_text },
