@@ -340,6 +340,19 @@ static bool numa_eligible(const uint64_t *weight, size_t i, bool all_zero)
 	return all_zero || weight[i] > 0;
 }
 
+/* Zeroes ret; true when every weight is 0 (then every node is eligible). */
+static bool numa_start(const uint64_t *weight, size_t n, uint64_t *ret)
+{
+	bool all_zero = true;
+
+	for (size_t i = 0; i < n; i++) {
+		ret[i] = 0;
+		if (weight[i])
+			all_zero = false;
+	}
+	return all_zero;
+}
+
 static void numa_give(int64_t *deficit, uint64_t *ret, size_t i, uint64_t bytes)
 {
 	ret[i] += bytes;
@@ -351,7 +364,7 @@ static void numa_give(int64_t *deficit, uint64_t *ret, size_t i, uint64_t bytes)
 void mc_numa_split(int64_t *deficit, const uint64_t *weight, size_t n, uint64_t amount,
 		   uint64_t unit, uint64_t *ret)
 {
-	bool all_zero = true;
+	bool all_zero;
 	uint64_t units, rem, k_sum = 0;
 	size_t heavy = 0;
 
@@ -359,13 +372,10 @@ void mc_numa_split(int64_t *deficit, const uint64_t *weight, size_t n, uint64_t 
 		return;
 	if (unit == 0)
 		unit = 1;
-	for (size_t i = 0; i < n; i++) {
-		ret[i] = 0;
-		if (weight[i])
-			all_zero = false;
+	all_zero = numa_start(weight, n, ret);
+	for (size_t i = 0; i < n; i++)
 		if (weight[i] > weight[heavy])
 			heavy = i;
-	}
 	numa_credit(deficit, weight, n, amount, all_zero);
 	units = amount / unit;
 	rem = amount % unit;
@@ -411,7 +421,7 @@ void mc_numa_split(int64_t *deficit, const uint64_t *weight, size_t n, uint64_t 
 void mc_numa_round_robin(size_t *next, const uint64_t *weight, size_t n, uint64_t amount,
 			 uint64_t unit, uint64_t *ret)
 {
-	bool all_zero = true;
+	bool all_zero;
 	size_t m = 0, pos;
 	uint64_t units, per, extra;
 
@@ -419,11 +429,7 @@ void mc_numa_round_robin(size_t *next, const uint64_t *weight, size_t n, uint64_
 		return;
 	if (unit == 0)
 		unit = 1;
-	for (size_t i = 0; i < n; i++) {
-		ret[i] = 0;
-		if (weight[i])
-			all_zero = false;
-	}
+	all_zero = numa_start(weight, n, ret);
 	for (size_t i = 0; i < n; i++)
 		m += numa_eligible(weight, i, all_zero);
 	units = amount / unit;
