@@ -17,8 +17,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 	echo "installing: ${missing[*]}"
 	sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	$sudo apt-get update -q
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
+	$sudo apt-get -o DPkg::Lock::Timeout=600 update -q
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -q "${missing[@]}"
 fi
 
 case $flavour in
