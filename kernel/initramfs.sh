@@ -5,7 +5,7 @@
 #                       [--add HOST_PATH:GUEST_PATH]...
 #
 # Contents: busybox-static with its applets, kernel/guest-init as /init,
-# tests/guest/ (scripts) as /tests, the static workload programs from
+# tests/guest/ (scripts) as /tests, bench/guest/*.sh as /tests/bench, the static workload programs from
 # MEMCTL_GUEST_BIN (see tests/guest/build-workloads.sh) as /tests/bin,
 # memctl and bash with every shared library ldd names (the dynamic loader
 # included) at the same paths as on the host, and the repository's
@@ -73,6 +73,10 @@ add_file "$here/guest-init" /init
 add_dir /tests
 for f in "$repo"/tests/guest/*.sh; do
 	[ -e "$f" ] && add_file "$f" "/tests/$(basename "$f")"
+done
+# The guest benchmarks (bench/guest.sh) run as TEST=bench/NAME.sh.
+for f in "$repo"/bench/guest/*.sh; do
+	[ -e "$f" ] && add_file "$f" "/tests/bench/$(basename "$f")"
 done
 bindir=${MEMCTL_GUEST_BIN:-}
 if [ -n "$bindir" ] && [ -d "$bindir" ]; then

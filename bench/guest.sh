@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Policy-effect benchmarks in the QEMU test host (a benchmark, not a test:
+# it asserts nothing). Each experiment boots the baseline and then the
+# patched Linux 6.1 kernel (kernel/run-guest.sh) and runs
+# bench/guest/NN-NAME.sh in each, with memctl (build/release/memctl) in the
+# guest; the tables put both kernels' numbers side by side, measured in the
+# same invocation.
+#
+#   bench/guest.sh [--quick] [--out DIR] [NAME...]
+#
+# NAME: active softlimit numa thp reclaim (default: all, in that order).
+# --quick: smaller sizes and fewer scenarios and runs, to show that the
+#   benchmarks still run (CI: ctest -L bench-guest); its numbers are noise.
+# --out DIR: where results go (default build/bench-guest): results.tsv
+#   (experiment, kernel, scenario, key, value; one measured value a line),
+#   tables.txt (what this prints) and logs/NAME-KERNEL.log (the serial
+#   console of each boot).
+# MEMCTL names the memctl binary for the guest (default build/release/memctl,
+# else build/test/memctl); MEMCTL_GUEST_TIMEOUT the per-boot timeout
+# (default 900 s). Exit status: 0 when every boot finished (a scenario that
+# could not be measured is reported as BENCH-ERROR in the tables), 1 when a
+# guest crashed or hung, 2 on bad usage, 77 when the test host cannot be
+# built or booted here. See docs/BENCHMARKS-guest.md.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+all="active softlimit numa thp reclaim"
+quick=0 out=$repo/build/bench-guest names=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=1; shift ;;
+	--out) out=$2; shift 2 ;;
+	-h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "guest.sh: unknown option '$1'" >&2; exit 2 ;;
+	*)
+		case " $all " in
+		*" $1 "*) names+=("$1") ;;
+		*) echo "guest.sh: unknown experiment '$1' (one of: $all)" >&2; exit 2 ;;
+		esac
+		shift ;;
+	esac
+done
+[ ${#names[@]} -gt 0 ] || read -ra names <<< "$all"
+
+script_of() {
+	case $1 in
+	active) echo 10-active.sh ;;
+	softlimit) echo 20-softlimit.sh ;;
+	numa) echo 30-numa.sh ;;
+	thp) echo 40-thp.sh ;;
+	reclaim) echo 50-reclaim.sh ;;
+	esac
+}
+
+memctl=${MEMCTL:-}
+if [ -z "$memctl" ]; then
+	for m in "$repo/build/release/memctl" "$repo/build/test/memctl"; do
+		[ -x "$m" ] && { memctl=$m; break; }
+	done
+fi
+[ -n "$memctl" ] && [ -x "$memctl" ] ||
+	{ echo "guest.sh: no memctl binary (scripts/setup.sh release, or set MEMCTL)" >&2; exit 2; }
+timeout=${MEMCTL_GUEST_TIMEOUT:-900}
+# The guest's programs are built into a directory of our own: the shared
+# one of the guest tests may be rebuilt from another checkout meanwhile.
+export MEMCTL_GUEST_BIN=${MEMCTL_BENCH_GUEST_BIN:-$out/bin}
+
+mkdir -p "$out/logs" || exit 2
+results=$out/results.tsv
+tables=$out/tables.txt
+printf 'experiment\tkernel\tscenario\tkey\tvalue\n' > "$results"
+: > "$tables"
+say() { echo "$*" | tee -a "$tables"; }
+
+say "memctl guest benchmarks, $([ $quick = 1 ] && echo quick || echo full) mode, $(date -u '+%Y-%m-%d %H:%M UTC')"
+say "host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); guest: QEMU TCG, 2 vCPUs, 2 NUMA nodes x 512M, zram swap 256M"
+say "memctl: $memctl ($(cd "$repo" && git rev-parse --short HEAD 2>/dev/null)$(cd "$repo" && git diff --quiet HEAD 2>/dev/null || echo +changes))"
+
+# boot NAME KERNEL: runs the experiment; appends its BENCH lines to results.
+crashed=0
+boot() {
+	local name=$1 kernel=$2 log=$out/logs/$1-$2.log kopt=() rc t0 t1
+	[ "$kernel" = baseline ] && kopt=(--baseline)
+	t0=$(date +%s.%N)
+	MEMCTL_GUEST_LOG=$log "$repo/kernel/run-guest.sh" "${kopt[@]}" --timeout "$timeout" \
+		--memctl "$memctl" "bench/$(script_of "$name")" $([ $quick = 1 ] && echo quick) \
+		> /dev/null 2> "$out/logs/$name-$kernel.err"
+	rc=$?
+	t1=$(date +%s.%N)
+	[ "$rc" = 77 ] && { cat "$out/logs/$name-$kernel.err" >&2; exit 77; }
+	if [ "$rc" != 0 ]; then
+		say "$name on $kernel: the guest failed (rc=$rc): $(tail -n 1 "$out/logs/$name-$kernel.err")"
+		crashed=1
+	fi
+	printf '%s\t%s\t-\tguest_seconds\t%.1f\n' "$name" "$kernel" "$(echo "$t1 - $t0" | bc)" >> "$results"
+	tr -d '\r' < "$log" | awk -v k="$kernel" -v OFS='\t' '
+		$1 == "BENCH" { for (i = 4; i <= NF; i++) { n = index($i, "=");
+			if (n) print $2, k, $3, substr($i, 1, n - 1), substr($i, n + 1) } }
+		$1 == "BENCH-ERROR" { m = $0; sub(/^BENCH-ERROR [^ ]* /, "", m);
+			gsub(/\t/, " ", m); print $2, k, "-", "error", m }' >> "$results"
+}
+
+# table NAME TITLE REF RATIO_KEY COLUMNS...: one row per scenario and
+# kernel. A column is KEY, or x:KEY for KEY's ratio to scenario REF of the
+# same kernel, or b:KEY for the patched value's ratio to the baseline's in
+# the same scenario. Scenarios with '#' (single runs of a repeated
+# scenario) are in results.tsv only.
+table() {
+	local name=$1 title=$2 ref=$3
+	shift 3
+	{
+		echo
+		echo "== $name: $title"
+		awk -F'\t' -v e="$name" -v ref="$ref" -v cols="$*" '
+			NR > 1 && $1 == e && $3 != "-" && $3 !~ /#/ {
+				if (!((k = $3 SUBSEP $2) in seen)) { seen[k] = 1; order[++n] = k }
+				v[$3, $2, $4] = $5
+			}
+			NR > 1 && $1 == e && $4 == "error" { err[++ne] = $2 ": " $5 }
+			NR > 1 && $1 == e && $4 == "guest_seconds" { gs[$2] = $5 }
+			function num(x) { return x ~ /^-?[0-9.]+$/ }
+			function ratio(a, b) { return (num(a) && num(b) && b + 0 != 0) ? sprintf("%.2f", a / b) : "-" }
+			END {
+				nc = split(cols, c, " ")
+				line = sprintf("%-14s %-9s", "scenario", "kernel")
+				for (i = 1; i <= nc; i++) {
+					h = c[i]; sub(/^x:/, "", h); sub(/^b:/, "", h)
+					if (c[i] ~ /^x:/) h = "x" ref
+					if (c[i] ~ /^b:/) h = "patched/base"
+					line = line sprintf(" %12s", h)
+				}
+				print line
+				for (r = 1; r <= n; r++) {
+					split(order[r], sk, SUBSEP); s = sk[1]; k = sk[2]
+					line = sprintf("%-14s %-9s", s, k)
+					for (i = 1; i <= nc; i++) {
+						key = c[i]; sub(/^[xb]:/, "", key)
+						if (c[i] ~ /^x:/) x = ratio(v[s, k, key], v[ref, k, key])
+						else if (c[i] ~ /^b:/) x = (k == "patched") ? ratio(v[s, k, key], v[s, "baseline", key]) : ""
+						else x = ((s, k, key) in v) ? v[s, k, key] : "-"
+						line = line sprintf(" %12s", x)
+					}
+					print line
+				}
+				for (i = 1; i <= ne; i++) print "error: " err[i]
+				printf "guest time: baseline %ss, patched %ss\n", gs["baseline"], gs["patched"]
+			}' "$results"
+	} | tee -a "$tables"
+}
+
+for name in "${names[@]}"; do
+	echo "... $name: baseline kernel" >&2
+	boot "$name" baseline
+	echo "... $name: patched kernel" >&2
+	boot "$name" patched
+	case $name in
+	active)
+		table active "a working-set job beside N streamers under one parent limit (x = ratio to alone)" \
+			alone elapsed x:elapsed cpu refaults resident_avg stream_mbps ws_low_mib ;;
+	softlimit)
+		table softlimit "two memory-hungry jobs, two groups, one parent limit (x = ratio to no soft limit)" \
+			none a_elapsed x:a_elapsed a_majflt x:a_majflt b_elapsed b_majflt elapsed x:elapsed majflt x:majflt ;;
+	numa)
+		table numa "random reads beyond the group's limit, uneven page cache on 2 nodes (x = ratio to round-robin)" \
+			rr pgscan x:pgscan pgsteal reclaim_s x:reclaim_s memctl_reclaims reads_per_s x:reads_per_s n0_file_mib n1_file_mib ;;
+	thp)
+		table thp "faulting in a MADV_HUGEPAGE mapping under a high limit (x = ratio to naive high, same stride)" \
+			- thp_alloc thp_fallback coverage_pct fallback_charge lat_avg_ms lat_max_ms sys elapsed high_mib ;;
+	reclaim)
+		table reclaim "parallel allocators under a tight limit, repeated runs (x = ratio to no cap)" \
+			nocap runs oom_kills runs_with_oom failed elapsed_med x:elapsed_med elapsed_max cap_waits cap_skips ;;
+	esac
+done
+echo
+echo "results: $results; tables: $tables; console logs: $out/logs/"
+exit $crashed

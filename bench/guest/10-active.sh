@@ -1,0 +1,94 @@
+# Experiment 1, active-set protection (seed: gzip 17.7 s -> 11.4 s beside
+# one dd, 500 s -> 11.3 s beside four).
+#
+# A job (ws-reader: re-reads and checksums one file, like gzip run again and
+# again) in P/ws shares the parent P's limit with N streaming readers
+# (streamer: dd through a file much larger than memory) in P/st. The file
+# of the job fits in its share. Scenarios:
+#   alone        the job by itself
+#   sN           beside N streamers, no memctl
+#   sN-knob      (patched kernel) the kernel's own mechanism:
+#                memory.reclaim_protect_active=1 on P
+#   sN-memctl    beside N streamers with `memctl run` and protect: active on
+#                the job (memctl sets memory.low from its working-set
+#                estimate, on both kernels)
+# Per scenario: the job's elapsed (its passes only) and CPU time, the
+# refaults of its group (workingset_refault_file: what it had to read from
+# disk again; the guest kernel has no per-task I/O accounting), how much of
+# its file it found cached at the start of each pass, and the streamers'
+# throughput.
+E=active
+. /tests/bench/blib.sh
+need_disk
+
+if [ $QUICK = 1 ]; then
+	LIMIT=64 WS=36 STREAM=160 PASSES=3 COUNTS="1"
+else
+	LIMIT=128 WS=72 STREAM=384 PASSES=10 COUNTS="1 4"
+fi
+WORK=20
+mkfile /mnt/disk/ws $WS
+mkfile /mnt/disk/stream $STREAM
+
+cat > /tmp/active.yaml <<EOF
+version: 1
+parent: /
+interval: 1s
+groups:
+  P:
+    max: ${LIMIT}M
+    groups:
+      ws: { protect: active }
+      st: {}
+EOF
+
+# scenario NAME STREAMERS MODE(none|knob|memctl)
+scenario() {
+	name=$1 n=$2 mode=$3
+	mkgroup P
+	echo ${LIMIT}M > $CG/P/memory.max
+	mkdir $CG/P/ws $CG/P/st
+	[ $mode = knob ] && echo 1 > $CG/P/memory.reclaim_protect_active
+	resident --drop /mnt/disk/ws /mnt/disk/stream > /dev/null
+	# warm-up: two passes make the job's pages active
+	run_in P/ws ws-reader /mnt/disk/ws 2 > /dev/null
+	if [ $mode = memctl ]; then
+		memctl_start /tmp/active.yaml /tmp/active-$name.log || return
+	fi
+	spids=
+	i=0
+	while [ $i -lt $n ]; do
+		spawn_in /tmp/st-$name.$i P/st streamer --verbose /mnt/disk/stream
+		spids="$spids $!"
+		i=$((i + 1))
+	done
+	# Let the streamers push one file's worth (several times P's limit)
+	# through the parent before the measured passes.
+	if [ $n -gt 0 ]; then
+		while [ $(cat /tmp/st-$name.* | grep -c '^loop ') -lt 1 ]; do sleep 0.2; done
+	fi
+	r0=$(stat workingset_refault_file P/ws)
+	out=$(run_in P/ws ws-reader --work $WORK /mnt/disk/ws $PASSES)
+	r1=$(stat workingset_refault_file P/ws)
+	for p in $spids; do kill -TERM $p; done
+	for p in $spids; do wait $p; done
+	low=$(cat $CG/P/ws/memory.low)
+	memctl_stop
+	[ $mode = memctl ] && [ $QUICK = 1 ] && sed 's/^/memctl: /' /tmp/active-$name.log | tail -n 20
+	mbps=0
+	[ $n -gt 0 ] && mbps=$(cat /tmp/st-$name.* | awk '/^total/ { for (i = 1; i <= NF; i++)
+		if ($i ~ /^mbps=/) { split($i, a, "="); s += a[2] } } END { print s + 0 }')
+	bench $name streamers=$n mode=$mode elapsed=$(field elapsed "$out") \
+		cpu=$(field cpu "$out") refaults=$((r1 - r0)) resident_avg=$(field resident_avg "$out") \
+		stream_mbps=$mbps ws_low_mib=$((low == 0 ? 0 : low / MIB)) \
+		memctl_cpu=$MEMCTL_CPU
+	rmgroup P
+}
+
+scenario alone 0 none
+for n in $COUNTS; do
+	scenario s$n $n none
+	patched && scenario s$n-knob $n knob
+	scenario s$n-memctl $n memctl
+done
+exit 0

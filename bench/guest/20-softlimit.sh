@@ -1,0 +1,81 @@
+# Experiment 2, soft-limit ordering (seed: with both groups at soft limit 0,
+# major faults fell to 1.5% of the old code's and elapsed to 77%).
+#
+# Two memory-hungry jobs (bjob anon: write every page of an anonymous
+# buffer, in a new pseudo-random order each pass) start together in Q/a and
+# Q/b under Q's limit; together they need more than the limit, so the rest
+# goes to zram swap and every page that comes back is a major fault.
+# Scenarios:
+#   none         no soft limits (the stock kernel's only choice)
+#   both0        (patched) memory.soft_limit 0 on both: the seed's setting;
+#                both are above it, so reclaim must behave as with none
+#   order        (patched) a keeps a soft limit above its size, b has 0:
+#                reclaim takes from b first
+#   memctl       memctl run with the same soft limits as order: on the
+#                patched kernel memctl writes memory.soft_limit, on the
+#                stock kernel it emulates the ordering (memory.low for a,
+#                reclaims from b first)
+# Per scenario: each job's elapsed and major faults, and for the pair the
+# time until both finished (elapsed) and their major faults together.
+E=softlimit
+. /tests/bench/blib.sh
+
+if [ $QUICK = 1 ]; then
+	LIMIT=64 SIZE=48 PASSES=2
+else
+	LIMIT=128 SIZE=96 PASSES=4
+fi
+echo never > /sys/kernel/mm/transparent_hugepage/enabled
+
+cat > /tmp/softlimit.yaml <<EOF
+version: 1
+parent: /
+interval: 1s
+groups:
+  Q:
+    max: ${LIMIT}M
+    groups:
+      a: { soft_limit: ${LIMIT}M }
+      b: { soft_limit: 0 }
+EOF
+
+# scenario NAME MODE(none|knob0|knob|memctl)
+scenario() {
+	name=$1 mode=$2
+	mkgroup Q
+	echo ${LIMIT}M > $CG/Q/memory.max
+	mkdir $CG/Q/a $CG/Q/b
+	case $mode in
+	knob0)
+		echo 0 > $CG/Q/a/memory.soft_limit && echo 0 > $CG/Q/b/memory.soft_limit ||
+			{ berr "$name: cannot write memory.soft_limit"; rmgroup Q; return; } ;;
+	knob)
+		echo ${LIMIT}M > $CG/Q/a/memory.soft_limit && echo 0 > $CG/Q/b/memory.soft_limit ||
+			{ berr "$name: cannot write memory.soft_limit"; rmgroup Q; return; } ;;
+	memctl)
+		memctl_start /tmp/softlimit.yaml /tmp/softlimit-$name.log || { rmgroup Q; return; } ;;
+	esac
+	t0=$(ucs)
+	spawn_in /tmp/a.out Q/a bjob anon $SIZE $PASSES; pa=$!
+	spawn_in /tmp/b.out Q/b bjob anon $SIZE $PASSES; pb=$!
+	wait $pa; wait $pb
+	t1=$(ucs)
+	memctl_stop
+	[ $mode = memctl ] && [ $QUICK = 1 ] && sed 's/^/memctl: /' /tmp/softlimit-$name.log | tail -n 20
+	a=$(cat /tmp/a.out) b=$(cat /tmp/b.out)
+	case $a$b in *elapsed=*elapsed=*) ;; *) berr "$name: a job failed: $a $b"; rmgroup Q; return ;; esac
+	am=$(field majflt "$a") bm=$(field majflt "$b")
+	bench $name mode=$mode a_elapsed=$(field elapsed "$a") a_majflt=$am \
+		b_elapsed=$(field elapsed "$b") b_majflt=$bm elapsed=$(secs $t0 $t1) \
+		majflt=$((am + bm)) b_pgsteal=$(stat pgsteal Q/b) a_pgsteal=$(stat pgsteal Q/a) \
+		memctl_cpu=$MEMCTL_CPU
+	rmgroup Q
+}
+
+scenario none none
+if patched; then
+	scenario both0 knob0
+	scenario order knob
+fi
+scenario memctl memctl
+exit 0

@@ -1,0 +1,84 @@
+# Experiment 4, THP-aware high (seed: THP coverage 37% -> 100%).
+#
+# A job of two processes (bjob thp, one per CPU) faults in MADV_HUGEPAGE
+# mappings larger together than its group's limit, by 4 KiB strides (every
+# page) and by 2 MiB strides (one byte per huge page), under a high limit
+# just below max. Two at once matter: the room one's reclaim makes below
+# max can be taken by the other before its huge-page charge retries. Scenarios, per
+# stride:
+#   4k-naive, 2m-naive     high 1 MiB below max: no room for a 2 MiB charge
+#                          between them, so huge-page charges meet max
+#                          and fall back to small pages
+#   4k-memctl, 2m-memctl   the same naive high, then `memctl apply` of a
+#                          profile with max and thp: true, which lowers it
+#                          as memctl computes for a THP group: on a 2 MiB
+#                          boundary, 2 MiB per CPU of room below max
+# Per scenario: huge-page faults that got a huge page (thp_alloc) and that
+# fell back (thp_fallback, /proc/vmstat thp_fault_alloc and
+# thp_fault_fallback), coverage (thp_alloc / both), the kernel patch's
+# per-cgroup count of failed huge-page charges (fallback_charge, memory.stat
+# thp_fault_fallback_charge, "-" on the stock kernel), the job's per-2 MiB
+# fault latency (average of the two, maximum), their system time together,
+# the wall time until both finished, and the high limit used.
+E=thp
+. /tests/bench/blib.sh
+[ -e /sys/kernel/mm/transparent_hugepage/enabled ] || { berr "no THP in this kernel"; exit 0; }
+echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
+echo madvise > /sys/kernel/mm/transparent_hugepage/defrag
+
+if [ $QUICK = 1 ]; then
+	LIMIT=32 SIZE=64
+else
+	LIMIT=64 SIZE=160
+fi
+
+cat > /tmp/thp.yaml <<EOF
+version: 1
+parent: /
+groups:
+  T:
+    max: ${LIMIT}M
+    thp: true
+EOF
+
+# scenario NAME STRIDE MODE(naive|memctl)
+scenario() {
+	name=$1 stride=$2 mode=$3
+	rmgroup T
+	mkdir $CG/T
+	echo ${LIMIT}M > $CG/T/memory.max
+	# The naive high, set by hand; memctl then corrects it for a THP group.
+	echo $(( (LIMIT - 1) * MIB )) > $CG/T/memory.high
+	if [ $mode = memctl ]; then
+		memctl apply /tmp/thp.yaml > /tmp/thp-apply.log 2>&1 ||
+			{ berr "$name: memctl apply failed: $(tail -n 2 /tmp/thp-apply.log | tr '\n' ' ')"; rmgroup T; return; }
+		[ $QUICK = 1 ] && sed 's/^/memctl: /' /tmp/thp-apply.log
+	fi
+	high=$(cat $CG/T/memory.high)
+	a0=$(vmstat thp_fault_alloc) f0=$(vmstat thp_fault_fallback)
+	t0=$(ucs)
+	spawn_in /tmp/thp.0 T taskset 1 bjob thp $((SIZE / 2)) $stride; p0=$!
+	spawn_in /tmp/thp.1 T taskset 2 bjob thp $((SIZE / 2)) $stride; p1=$!
+	wait $p0; wait $p1
+	t1=$(ucs)
+	a1=$(vmstat thp_fault_alloc) f1=$(vmstat thp_fault_fallback)
+	o0=$(cat /tmp/thp.0) o1=$(cat /tmp/thp.1)
+	case $o0$o1 in *elapsed=*elapsed=*) ;; *) berr "$name: a job failed: $o0 $o1"; rmgroup T; return ;; esac
+	fc=$(stat thp_fault_fallback_charge T)
+	a=$((a1 - a0)) f=$((f1 - f0))
+	bench $name stride=$stride mode=$mode thp_alloc=$a thp_fallback=$f \
+		coverage_pct=$(awk -v a=$a -v f=$f 'BEGIN { printf "%.0f", a + f ? 100 * a / (a + f) : 0 }') \
+		fallback_charge=${fc:--} \
+		lat_avg_ms=$(awk -v a=$(field lat_avg_ms "$o0") -v b=$(field lat_avg_ms "$o1") 'BEGIN { printf "%.3f", (a + b) / 2 }') \
+		lat_max_ms=$(awk -v a=$(field lat_max_ms "$o0") -v b=$(field lat_max_ms "$o1") 'BEGIN { print (a + 0 > b + 0 ? a : b) }') \
+		sys=$(awk -v a=$(field sys "$o0") -v b=$(field sys "$o1") 'BEGIN { printf "%.3f", a + b }') \
+		elapsed=$(secs $t0 $t1) high_mib=$(awk -v h=$high 'BEGIN { printf "%.1f", h / 1048576 }')
+	rmgroup T
+}
+
+for stride in 4K 2M; do
+	s=$(echo $stride | tr KM km)
+	scenario $s-naive $stride naive
+	scenario $s-memctl $stride memctl
+done
+exit 0

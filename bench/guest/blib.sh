@@ -1,0 +1,82 @@
+# Helpers of the guest benchmarks (busybox sh), on top of tests/guest/lib.sh.
+# Sourced by bench/guest/NN-*.sh, which run inside the memctl test host as
+# /tests/bench/NN-*.sh (kernel/run-guest.sh TEST=bench/NN-*.sh).
+#
+# A benchmark prints its measurements as
+#   BENCH EXPERIMENT SCENARIO key=value ...
+# lines, which bench/guest.sh collects from both kernels and tabulates. It
+# asserts nothing: a step that cannot be done is reported with
+#   BENCH-ERROR EXPERIMENT message
+# and the script goes on with the next scenario.
+. /tests/lib.sh
+export MEMCTL_STATE_DIR=/tmp/memctl-state
+mkdir -p $MEMCTL_STATE_DIR
+
+QUICK=0
+[ "${1:-}" = quick ] && QUICK=1
+KERNEL=baseline
+patched && KERNEL=patched
+
+bench() { echo "BENCH $E $*"; }
+berr() { echo "BENCH-ERROR $E $*"; }
+# field KEY LINE: the value of KEY=... in a key=value line.
+field() { echo " $2" | sed -n "s/.* $1=\\([^ ]*\\).*/\\1/p"; }
+
+# mkgroup PATH: (re)create GROUP below the cgroup2 root with the memory
+# controller enabled for its children (memctl does not do that yet for
+# groups it creates on v2).
+mkgroup() {
+	rmgroup "$1"
+	mkdir -p "$CG/$1"
+	echo +memory > "$CG/$1/cgroup.subtree_control"
+}
+# rmgroup PATH: remove a group tree (its processes must have ended).
+rmgroup() {
+	[ -d "$CG/$1" ] || return 0
+	find "$CG/$1" -depth -type d -exec rmdir {} \; 2>/dev/null
+}
+
+# spawn_in OUT GROUP COMMAND...: start COMMAND in GROUP in the background,
+# its output to OUT; $! is the command's own PID (run_in with & would give
+# the PID of a subshell around it).
+spawn_in() {
+	o=$1 g=$2; shift 2
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG/$g" "$@" > "$o" 2>&1 &
+}
+
+# memctl_start PROFILE LOG: memctl run in the background; sets MEMCTL_PID.
+# It waits until the first interval has been applied (the log's first
+# line) so the measured part starts with memctl's settings in place.
+memctl_start() {
+	: > "$2"
+	memctl run "$1" > "$2" 2>&1 &
+	MEMCTL_PID=$!
+	i=0
+	while [ $i -lt 300 ] && [ ! -s "$2" ] && kill -0 $MEMCTL_PID 2>/dev/null; do
+		sleep 0.1; i=$((i + 1))
+	done
+	kill -0 $MEMCTL_PID 2>/dev/null || { berr "memctl run exited: $(tail -n 3 "$2" | tr '\n' ' ')"; MEMCTL_PID=; return 1; }
+	return 0
+}
+# memctl_stop: stops memctl run; prints its CPU seconds (user+sys) and
+# counts its reclaims into MEMCTL_RECLAIMS.
+memctl_stop() {
+	MEMCTL_CPU=0 MEMCTL_SYS=0
+	[ -n "$MEMCTL_PID" ] || return 0
+	if [ -r /proc/$MEMCTL_PID/stat ]; then
+		set -- $(sed 's/.*) //' /proc/$MEMCTL_PID/stat)
+		# fields 14 and 15 of stat are utime and stime; after the comm
+		# field is cut they are the 12th and 13th
+		eval "ut=\${12} st=\${13}"
+		hz=100
+		MEMCTL_CPU=$(awk -v u=$ut -v s=$st -v hz=$hz 'BEGIN { printf "%.2f", (u + s) / hz }')
+		MEMCTL_SYS=$(awk -v s=$st -v hz=$hz 'BEGIN { printf "%.2f", s / hz }')
+	fi
+	kill -TERM $MEMCTL_PID 2>/dev/null
+	wait $MEMCTL_PID 2>/dev/null
+	MEMCTL_PID=
+}
+
+# uptime in centiseconds, and a difference of two as seconds
+ucs() { awk '{ split($1, a, "."); print a[1] * 100 + a[2] }' /proc/uptime; }
+secs() { awk -v a=$1 -v b=$2 'BEGIN { printf "%.2f", (b - a) / 100 }'; }
