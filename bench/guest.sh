@@ -17,10 +17,10 @@
 #   console of each boot).
 # MEMCTL names the memctl binary for the guest (default build/release/memctl,
 # else build/test/memctl); MEMCTL_GUEST_TIMEOUT the per-boot timeout
-# (default 900 s). Exit status: 0 when every boot finished (a scenario that
-# could not be measured is reported as BENCH-ERROR in the tables), 1 when a
-# guest crashed or hung, 2 on bad usage, 77 when the test host cannot be
-# built or booted here. See docs/BENCHMARKS-guest.md.
+# (default 900 s). Exit status: 0 when every experiment ran on both kernels,
+# 1 when a guest crashed or hung, or a scenario could not be measured (an
+# "error:" line under its table), or a boot gave no numbers; 2 on bad usage;
+# 77 when the test host cannot be built or booted here. See docs/BENCHMARKS-guest.md.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 all="active softlimit numa thp reclaim"
@@ -75,11 +75,29 @@ say "memctl guest benchmarks, $([ $quick = 1 ] && echo quick || echo full) mode,
 say "host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); guest: QEMU TCG, 2 vCPUs, 2 NUMA nodes x 512M, zram swap 256M"
 say "memctl: $memctl ($(cd "$repo" && git rev-parse --short HEAD 2>/dev/null)$(cd "$repo" && git diff --quiet HEAD 2>/dev/null || echo +changes))"
 
+# bzimage KERNEL: the cached kernel image when it is built already; else
+# kernel/build.sh builds it. A cached image is booted with --kernel, so a
+# boot does not wait for build.sh's exclusive lock of the tree, which every
+# other running guest on this machine holds shared.
+bzimage() {
+	local kopt=() src
+	[ "$1" = baseline ] && kopt=(--baseline)
+	src=$("$repo/kernel/build.sh" "${kopt[@]}" --print-dir) || return
+	if [ -f "$(dirname "$src")/built" ] && [ -f "$src/arch/x86/boot/bzImage" ]; then
+		echo "$src/arch/x86/boot/bzImage"
+	else
+		"$repo/kernel/build.sh" "${kopt[@]}" | tail -n 1
+	fi
+}
+
 # boot NAME KERNEL: runs the experiment; appends its BENCH lines to results.
 crashed=0
 boot() {
-	local name=$1 kernel=$2 log=$out/logs/$1-$2.log kopt=() rc t0 t1
-	[ "$kernel" = baseline ] && kopt=(--baseline)
+	local name=$1 kernel=$2 log=$out/logs/$1-$2.log kopt=() rc t0 t1 image
+	image=$(bzimage "$kernel") && [ -f "$image" ] ||
+		{ echo "guest.sh: no $kernel kernel (kernel/build.sh failed)" >&2; exit 77; }
+	kopt=(--kernel "$image")
+	[ "$kernel" = baseline ] && kopt+=(--baseline)
 	t0=$(date +%s.%N)
 	MEMCTL_GUEST_LOG=$log "$repo/kernel/run-guest.sh" "${kopt[@]}" --timeout "$timeout" \
 		--memctl "$memctl" "bench/$(script_of "$name")" $([ $quick = 1 ] && echo quick) \
@@ -92,6 +110,10 @@ boot() {
 		crashed=1
 	fi
 	printf '%s\t%s\t-\tguest_seconds\t%.1f\n' "$name" "$kernel" "$(echo "$t1 - $t0" | bc)" >> "$results"
+	if ! grep -aq '^BENCH ' "$log" || grep -aq '^BENCH-ERROR ' "$log"; then
+		say "$name on $kernel: no numbers or a scenario that could not be measured (see $log)"
+		crashed=1
+	fi
 	tr -d '\r' < "$log" | awk -v k="$kernel" -v OFS='\t' '
 		$1 == "BENCH" { for (i = 4; i <= NF; i++) { n = index($i, "=");
 			if (n) print $2, k, $3, substr($i, 1, n - 1), substr($i, n + 1) } }

@@ -48,3 +48,15 @@ foreach(entry ${MEMCTL_GUEST_TESTS})
     RESOURCE_LOCK memctl-guest
     ENVIRONMENT "MEMCTL=$<TARGET_FILE:memctl>;MEMCTL_GUEST_TIMEOUT=${guest_timeout}")
 endforeach()
+
+# The guest benchmarks (bench/guest.sh) in quick mode: proves they still
+# boot and run on both kernels; no timing is asserted (docs/BENCHMARKS-guest.md).
+add_test(NAME bench-guest/quick
+  COMMAND bash ${MEMCTL_GUEST_DIR}/../../bench/guest.sh --quick
+          --out ${CMAKE_BINARY_DIR}/bench-guest-quick)
+set_tests_properties(bench-guest/quick PROPERTIES
+  LABELS bench-guest
+  SKIP_RETURN_CODE 77
+  TIMEOUT 1800
+  RESOURCE_LOCK memctl-guest
+  ENVIRONMENT "MEMCTL=$<TARGET_FILE:memctl>;MEMCTL_GUEST_TIMEOUT=300")
