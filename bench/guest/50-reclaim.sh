@@ -21,7 +21,7 @@ E=reclaim
 if [ $QUICK = 1 ]; then
 	RUNS=3 ALLOCS=12 MIB=6 LIMIT=16 ROUNDS=2
 else
-	RUNS=20 ALLOCS=16 MIB=8 LIMIT=24 ROUNDS=3
+	RUNS=20 ALLOCS=16 MIB=6 LIMIT=24 ROUNDS=2
 fi
 echo never > /sys/kernel/mm/transparent_hugepage/enabled
 
