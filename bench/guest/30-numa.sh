@@ -18,15 +18,17 @@
 # Per scenario: pages scanned and stolen in N (memory.stat pgscan,
 # pgsteal), memctl's system time (the time spent in its memory.reclaim
 # writes: reclaim runs in the writer's context), the reader's reads per
-# second, and each node's page cache of N at the end.
+# second, and each node's page cache of N at the end. The full mode runs
+# ROUNDS rounds of the three scenarios, interleaved; the table shows
+# medians (every round is in results.tsv).
 E=numa
 . /tests/bench/blib.sh
 need_disk
 
 if [ $QUICK = 1 ]; then
-	LIMIT=64 COLD=40 RAND=96 HOT=24 READS=20000
+	LIMIT=64 COLD=40 RAND=96 HOT=24 READS=20000 ROUNDS=1
 else
-	LIMIT=96 COLD=64 RAND=192 HOT=32 READS=80000
+	LIMIT=96 COLD=64 RAND=192 HOT=32 READS=60000 ROUNDS=3
 fi
 mkfile /mnt/disk/cold $COLD
 mkfile /mnt/disk/rand $RAND
@@ -67,14 +69,19 @@ scenario() {
 	[ $mode != none ] && [ $QUICK = 1 ] && sed 's/^/memctl: /' /tmp/numa-$name.log | tail -n 8
 	el=$(field elapsed "$out")
 	case $el in '') berr "$name: the reader failed: $out"; rmgroup N; return ;; esac
-	bench $name mode=$mode pgscan=$((s1 - s0)) pgsteal=$((t1 - t0)) reclaim_s=$MEMCTL_SYS \
+	bench_round $name mode=$mode pgscan=$((s1 - s0)) pgsteal=$((t1 - t0)) reclaim_s=$MEMCTL_SYS \
 		memctl_reclaims=$nreclaims elapsed=$el \
 		reads_per_s=$(awk -v n=$READS -v t=$el 'BEGIN { printf "%.0f", n / t }') \
 		n0_file_mib=$(( $(numa file N 0) / MIB )) n1_file_mib=$(( $(numa file N 1) / MIB ))
 	rmgroup N
 }
 
-scenario none none
-scenario rr round-robin
-scenario weighted weighted
+r=0
+while [ $r -lt $ROUNDS ]; do
+	scenario none none
+	scenario rr round-robin
+	scenario weighted weighted
+	r=$((r + 1))
+done
+for s in none rr weighted; do bench_medians $s; done
 exit 0

@@ -19,7 +19,9 @@
 # per-cgroup count of failed huge-page charges (fallback_charge, memory.stat
 # thp_fault_fallback_charge, "-" on the stock kernel), the job's per-2 MiB
 # fault latency (average of the two, maximum), their system time together,
-# the wall time until both finished, and the high limit used.
+# the wall time until both finished, and the high limit used. The full
+# mode runs ROUNDS rounds of the four scenarios, interleaved, and the table
+# shows each number's median over them (every round is in results.tsv).
 E=thp
 . /tests/bench/blib.sh
 [ -e /sys/kernel/mm/transparent_hugepage/enabled ] || { berr "no THP in this kernel"; exit 0; }
@@ -27,9 +29,9 @@ echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
 echo madvise > /sys/kernel/mm/transparent_hugepage/defrag
 
 if [ $QUICK = 1 ]; then
-	LIMIT=32 SIZE=64
+	LIMIT=32 SIZE=64 ROUNDS=1
 else
-	LIMIT=64 SIZE=160
+	LIMIT=64 SIZE=160 ROUNDS=5
 fi
 
 cat > /tmp/thp.yaml <<EOF
@@ -66,7 +68,7 @@ scenario() {
 	case $o0$o1 in *elapsed=*elapsed=*) ;; *) berr "$name: a job failed: $o0 $o1"; rmgroup T; return ;; esac
 	fc=$(stat thp_fault_fallback_charge T)
 	a=$((a1 - a0)) f=$((f1 - f0))
-	bench $name stride=$stride mode=$mode thp_alloc=$a thp_fallback=$f \
+	bench_round $name stride=$stride mode=$mode thp_alloc=$a thp_fallback=$f \
 		coverage_pct=$(awk -v a=$a -v f=$f 'BEGIN { printf "%.0f", a + f ? 100 * a / (a + f) : 0 }') \
 		fallback_charge=${fc:--} \
 		lat_avg_ms=$(awk -v a=$(field lat_avg_ms "$o0") -v b=$(field lat_avg_ms "$o1") 'BEGIN { printf "%.3f", (a + b) / 2 }') \
@@ -76,9 +78,14 @@ scenario() {
 	rmgroup T
 }
 
-for stride in 4K 2M; do
-	s=$(echo $stride | tr KM km)
-	scenario $s-naive $stride naive
-	scenario $s-memctl $stride memctl
+r=0
+while [ $r -lt $ROUNDS ]; do
+	for stride in 4K 2M; do
+		s=$(echo $stride | tr KM km)
+		scenario $s-naive $stride naive
+		scenario $s-memctl $stride memctl
+	done
+	r=$((r + 1))
 done
+for s in 4k-naive 4k-memctl 2m-naive 2m-memctl; do bench_medians $s; done
 exit 0

@@ -18,6 +18,29 @@ KERNEL=baseline
 patched && KERNEL=patched
 
 bench() { echo "BENCH $E $*"; }
+# A scenario repeated in rounds: bench_round NAME key=value... prints one
+# round as scenario NAME#N (kept in results.tsv, not tabulated) and keeps it;
+# bench_medians NAME then prints scenario NAME with the median of every
+# numeric key over its rounds (and rounds=N).
+bench_round() {
+	_bn=$1; shift
+	echo "$*" >> /tmp/rounds-$E-$_bn
+	bench "$_bn#$(wc -l < /tmp/rounds-$E-$_bn)" "$@"
+}
+bench_medians() {
+	[ -s /tmp/rounds-$E-$1 ] || return 0
+	bench $1 $(awk '{ for (i = 1; i <= NF; i++) { k = substr($i, 1, index($i, "=") - 1)
+			v = substr($i, index($i, "=") + 1)
+			if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
+			val[k, NR] = v } }
+		END { for (j = 1; j <= nk; j++) { k = keys[j]; m = 0
+				for (r = 1; r <= NR; r++) if (val[k, r] ~ /^-?[0-9.]+$/) a[++m] = val[k, r] + 0
+				if (m < NR) { printf " %s=%s", k, val[k, 1]; continue }
+				# insertion sort: a handful of rounds
+				for (x = 2; x <= m; x++) { y = a[x]; for (z = x - 1; z >= 1 && a[z] > y; z--) a[z + 1] = a[z]; a[z + 1] = y }
+				printf " %s=%s", k, m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
+			printf " rounds=%d\n", NR }' /tmp/rounds-$E-$1)
+}
 berr() { echo "BENCH-ERROR $E $*"; }
 # field KEY LINE: the value of KEY=... in a key=value line.
 field() { echo " $2" | sed -n "s/.* $1=\\([^ ]*\\).*/\\1/p"; }
