@@ -103,7 +103,7 @@ static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, boo
 		fputs(i ? "," : "", f);
 		mc_json_str(f, st->patch_files_found[i]);
 	}
-	fputs("],\"mounts\":[", f);
+	fprintf(f, "],\"knobs_deduced\":%s,\"mounts\":[", st->knobs_deduced ? "true" : "false");
 	for (size_t i = 0; i < st->n_mounts; i++) {
 		fputs(i ? ",{\"path\":" : "{\"path\":", f);
 		mc_json_str(f, st->mounts[i].path);
@@ -157,6 +157,9 @@ static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
 	fprintf(f, "kernel patch    %s", st->patched ? "present:" : "not present");
 	for (size_t i = 0; i < st->n_patch_files; i++)
 		fprintf(f, " %s", st->patch_files_found[i]);
+	if (st->knobs_deduced)
+		fputs("\nknob files      deduced from the kernel: no group has the memory "
+		      "controller enabled yet", f);
 	fprintf(f, "\ncpus            %d online, %d NUMA node%s\n", st->cpus_online, st->numa_nodes,
 		st->numa_nodes == 1 ? "" : "s");
 	fprintf(f, "journal         %s\n",

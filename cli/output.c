@@ -52,6 +52,7 @@ static const char *step_action(const struct mc_step *s)
 		[MC_STEP_WRITE] = "write",
 		[MC_STEP_NOTE] = "skip",
 		[MC_STEP_RECLAIM] = "reclaim",
+		[MC_STEP_ENABLE] = "enable",
 	};
 	return names[s->kind];
 }
@@ -75,6 +76,8 @@ static void plan_json(FILE *f, const struct mc_plan *plan)
 			} else {
 				fputs("null", f);
 			}
+		} else if (s->kind == MC_STEP_ENABLE) {
+			fputs(",\"file\":\"cgroup.subtree_control\",\"new\":\"+memory\"", f);
 		} else if (s->kind != MC_STEP_MKDIR) {
 			fprintf(f, ",\"knob\":\"%s\"", mc_knob_info(s->knob)->name);
 			fputs(",\"want\":", f);
@@ -135,6 +138,8 @@ void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *t
 			gw = strlen(s->group);
 		if (s->kind == MC_STEP_WRITE && strlen(s->file) > fw)
 			fw = strlen(s->file);
+		if (s->kind == MC_STEP_ENABLE && fw < strlen("cgroup.subtree_control"))
+			fw = strlen("cgroup.subtree_control");
 		if (s->kind == MC_STEP_WRITE) {
 			size_t l = (size_t)snprintf(val, sizeof(val), "%s -> %s",
 						    s->old_valid ? mc_fmt_size(s->old_raw, a) : "(new)",
@@ -171,6 +176,9 @@ void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *t
 			file = mc_knob_info(s->knob)->name;
 		} else if (s->kind == MC_STEP_RECLAIM) {
 			mc_fmt_reclaim(s, val, sizeof(val));
+		} else if (s->kind == MC_STEP_ENABLE) {
+			file = "cgroup.subtree_control";
+			snprintf(val, sizeof(val), "+memory");
 		}
 		fprintf(f, "  %-6s  %-*s  %-*s  %-*s  # %s\n", step_action(s), (int)gw, s->group,
 			(int)fw, file, (int)vw, val, s->reason);

@@ -44,6 +44,7 @@ struct pnode {
 	size_t *children;
 	size_t n_children;
 	bool exists;                      /* on the host now */
+	bool no_mem_children;             /* v2: memory not enabled for its children */
 	uint64_t raw[K];                  /* simulated current values */
 	const struct mc_group_spec *spec; /* NULL: not in the profile */
 	uint64_t want[K];                 /* abstract values asked for */
@@ -204,6 +205,7 @@ static int pstate_load(struct pstate *st, const struct mc_snapshot *s)
 		if ((r = node_add(st, g->path, &idx)) < 0)
 			return r;
 		st->n[idx].exists = g->present;
+		st->n[idx].no_mem_children = g->no_memory_children;
 		for (int k = 0; k < K; k++)
 			st->n[idx].raw[k] = g->raw_valid[k] ? g->raw[k] : knob_default(k);
 	}
@@ -723,6 +725,60 @@ static int add_reclaims(struct build *b)
 	return 0;
 }
 
+static int add_group_step(struct mc_plan *plan, enum mc_step_kind kind, const char *group,
+			  const char *reason)
+{
+	struct mc_step step = { .kind = kind, .group = strdup(group), .reason = strdup(reason) };
+	int r;
+
+	if (!step.group || !step.reason || (r = step_add(plan, &step)) < 0) {
+		free(step.group);
+		free(step.reason);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static bool has_spec_child(const struct pstate *st, size_t i)
+{
+	for (size_t c = 0; c < st->n[i].n_children; c++)
+		if (st->n[st->n[i].children[c]].spec)
+			return true;
+	return false;
+}
+
+/*
+ * v2: a group in the profile gets memory.* files only when its parent
+ * enables the memory controller for its children. memctl enables it in
+ * groups it creates, never in an existing group: that would change what
+ * the group's other children are charged and limited by.
+ */
+static int check_delegation(struct build *b)
+{
+	for (size_t i = 0; i < b->st.len; i++) {
+		const struct pnode *nd = &b->st.n[i], *pa;
+		char *m;
+		int r;
+
+		if (!nd->spec || nd->parent == NO_NODE)
+			continue;
+		pa = &b->st.n[nd->parent];
+		if (!pa->exists || !pa->no_mem_children)
+			continue;
+		m = mc_asprintf("%s '%s' does not enable the memory controller for its children "
+				"(no 'memory' in its cgroup.subtree_control), so '%s' would have no "
+				"memory.* files; enable it there first (echo +memory > "
+				"cgroup.subtree_control) or choose another parent",
+				pa->path[0] ? "group" : "parent", pa->path[0] ? pa->path : b->s->parent,
+				nd->path);
+		r = m ? add_diag(b, &nd->spec->pos, nd->keypath, m) : -ENOMEM;
+		free(m);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int mc_plan_build(const struct mc_profile *p, const struct mc_snapshot *s,
 		  const struct mc_caps *caps, const struct mc_plan_opts *o,
 		  struct mc_plan *ret, struct mc_diags *diags)
@@ -766,20 +822,28 @@ int mc_plan_build(const struct mc_profile *p, const struct mc_snapshot *s,
 		goto fail;
 	}
 
-	/* Groups are created parents first: nodes were added in preorder. */
-	for (size_t i = 0; i < b.st.len; i++) {
-		struct mc_step step = { .kind = MC_STEP_MKDIR };
+	if (caps->ver == MC_CGV2 && (r = check_delegation(&b)) < 0)
+		goto fail;
+	if (b.errors) {
+		r = -EINVAL;
+		goto fail;
+	}
 
+	/*
+	 * Groups are created parents first: nodes were added in preorder. On
+	 * v2 a new group with children in the profile enables the memory
+	 * controller for them right after it is created (it has no processes).
+	 */
+	for (size_t i = 0; i < b.st.len; i++) {
 		if (!b.st.n[i].spec || b.st.n[i].exists)
 			continue;
-		step.group = strdup(b.st.n[i].path);
-		step.reason = strdup("in the profile, not on the host");
-		if (!step.group || !step.reason || (r = step_add(&plan, &step)) < 0) {
-			free(step.group);
-			free(step.reason);
-			r = -ENOMEM;
+		if ((r = add_group_step(&plan, MC_STEP_MKDIR, b.st.n[i].path,
+					"in the profile, not on the host")) < 0)
 			goto fail;
-		}
+		if (caps->ver == MC_CGV2 && has_spec_child(&b.st, i) &&
+		    (r = add_group_step(&plan, MC_STEP_ENABLE, b.st.n[i].path,
+					"its children in the profile need memory.* files")) < 0)
+			goto fail;
 	}
 	for (size_t i = 0; i < b.st.len; i++)
 		if (b.st.n[i].spec && (r = add_notes(&b, i)) < 0)
@@ -803,7 +867,7 @@ size_t mc_plan_n_changes(const struct mc_plan *plan)
 	size_t n = 0;
 
 	for (size_t i = 0; i < plan->n; i++)
-		if (plan->steps[i].kind == MC_STEP_MKDIR || plan->steps[i].kind == MC_STEP_WRITE)
+		if (mc_step_changes(&plan->steps[i]))
 			n++;
 	return n;
 }

@@ -22,7 +22,9 @@ enum mc_step_kind {
 	MC_STEP_WRITE,   /* write a knob file */
 	MC_STEP_NOTE,    /* a setting this host cannot carry out: shown, not executed */
 	MC_STEP_RECLAIM, /* reclaim bytes from a group (a policy decision; not journaled) */
+	MC_STEP_ENABLE,  /* v2: enable the memory controller for a new group's children */
 };
+
 
 struct mc_step {
 	enum mc_step_kind kind;
@@ -38,6 +40,12 @@ struct mc_step {
 	size_t n_nodes;
 	char *reason;
 };
+
+/* Whether a step changes the host (and is journaled): MKDIR, ENABLE, WRITE. */
+static inline bool mc_step_changes(const struct mc_step *s)
+{
+	return s->kind == MC_STEP_MKDIR || s->kind == MC_STEP_ENABLE || s->kind == MC_STEP_WRITE;
+}
 
 struct mc_plan {
 	char *parent;         /* absolute cgroup path */

@@ -35,6 +35,8 @@ struct mc_psi {
 struct mc_group_snap {
 	char *path;          /* relative to the snapshot's parent; "" is the parent */
 	bool present;        /* false: the group vanished while being read */
+	/* v2: cgroup.subtree_control does not enable memory, so children get no knobs */
+	bool no_memory_children;
 	/* Raw file values per knob (v1 swap: memory+swap), MC_SIZE_MAX = no limit. */
 	uint64_t raw[MC_KNOB__COUNT];
 	bool raw_valid[MC_KNOB__COUNT];

@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -351,6 +352,53 @@ int mc_host_rmdir(struct mc_host *h, const char *group)
 		return r;
 	r = unlinkat(pfd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
 	close(pfd);
+	return r;
+}
+
+bool host_has_word(const char *text, const char *word)
+{
+	size_t wl = strlen(word);
+
+	for (const char *p = text; (p = strstr(p, word)); p += wl)
+		if ((p == text || isspace((unsigned char)p[-1])) &&
+		    (p[wl] == '\0' || isspace((unsigned char)p[wl])))
+			return true;
+	return false;
+}
+
+int mc_host_delegate_memory(struct mc_host *h, const char *group, bool on)
+{
+	const char *val = on ? "+memory" : "-memory";
+	size_t len = strlen(val), got;
+	ssize_t n;
+	int gfd, fd, r;
+
+	h->n_write_calls++;
+#ifdef MEMCTL_FAULT_INJECTION
+	if (h->fail_write_at && h->n_write_calls == h->fail_write_at)
+		return -h->fail_write_err;
+#endif
+	if (h->caps.ver != MC_CGV2)
+		return -EOPNOTSUPP;
+	r = walk(h, group, O_PATH, &gfd, NULL);
+	if (r < 0)
+		return r;
+	fd = openat(gfd, "cgroup.subtree_control", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	n = write(fd, val, len);
+	r = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
+	close(fd);
+	if (r < 0)
+		goto out;
+	h->n_writes_ok++;
+	r = cgfs_read_at(&h->buf, gfd, "cgroup.subtree_control", &got);
+	if (r == 0 && host_has_word(h->buf.p, "memory") != on)
+		r = -EIO;
+out:
+	close(gfd);
 	return r;
 }
 

@@ -477,6 +477,53 @@ static bool present_in(const int *dirs, int nd, const char *file)
 	return false;
 }
 
+/* Whether the kernel command line has word (a whole parameter). */
+static bool cmdline_has(const char *word)
+{
+	char *text = NULL;
+	size_t len;
+	bool found;
+
+	if (read_small_file("/proc/cmdline", &text, &len) < 0)
+		return false;
+	found = host_has_word(text, word);
+	free(text);
+	return found;
+}
+
+/*
+ * v2 with the memory controller enabled in no group yet (a fresh host, a
+ * test guest): no directory shows a group's memory.* files, and the root
+ * has none of the knobs. They are deduced from the kernel instead:
+ * memory.{min,low,high,max} exist on every group the controller is enabled
+ * in; memory.swap.max unless the kernel has no swap or swapaccount=0; the
+ * patch's files when its sysctl vm.reclaim_protect_active exists (the
+ * series is applied as a whole). status says the knobs were deduced, and
+ * the next memctl run after a group exists sees the files themselves.
+ */
+static void deduce_v2_knobs(struct mc_host *h)
+{
+	struct mc_host_status *st = &h->st;
+	struct mc_caps *c = &h->caps;
+	bool patched = access("/proc/sys/vm/reclaim_protect_active", F_OK) == 0;
+	bool swap = access("/proc/swaps", F_OK) == 0 && !cmdline_has("swapaccount=0");
+
+	st->knobs_deduced = true;
+	st->psi = st->psi || access("/proc/pressure/memory", F_OK) == 0;
+	for (int k = 0; k < MC_KNOB__COUNT; k++) {
+		const struct mc_knob_info *ki = mc_knob_info((enum mc_knob)k);
+
+		c->file[k] = patched && ki->patched_file ? ki->patched_file : ki->v2_file;
+		if (k == MC_KNOB_SWAP && !swap)
+			c->file[k] = NULL;
+	}
+	if (patched)
+		for (size_t i = 0; i < sizeof(patch_files) / sizeof(patch_files[0]); i++)
+			st->patch_files_found[st->n_patch_files++] = patch_files[i];
+	c->patched = patched;
+	st->patched = patched;
+}
+
 static int detect_knobs(struct mc_host *h)
 {
 	struct mc_host_status *st = &h->st;
@@ -493,6 +540,13 @@ static int detect_knobs(struct mc_host *h)
 		dirs[nd++] = childfd;
 
 	c->ver = st->memory_version;
+	st->psi = present_in(dirs, nd, "memory.pressure");
+	st->numa_stat = present_in(dirs, nd, "memory.numa_stat");
+	st->reclaim = present_in(dirs, nd, "memory.reclaim");
+	if (!v1 && !present_in(dirs, nd, "memory.current")) {
+		deduce_v2_knobs(h);
+		goto mechs;
+	}
 	for (int k = 0; k < MC_KNOB__COUNT; k++) {
 		const struct mc_knob_info *ki = mc_knob_info((enum mc_knob)k);
 		const char *f = v1 ? ki->v1_file : ki->v2_file;
@@ -501,9 +555,6 @@ static int detect_knobs(struct mc_host *h)
 			f = ki->patched_file;
 		c->file[k] = f && present_in(dirs, nd, f) ? f : NULL;
 	}
-	st->psi = present_in(dirs, nd, "memory.pressure");
-	st->numa_stat = present_in(dirs, nd, "memory.numa_stat");
-	st->reclaim = present_in(dirs, nd, "memory.reclaim");
 	if (!v1) {
 		for (size_t i = 0; i < sizeof(patch_files) / sizeof(patch_files[0]); i++)
 			if (present_in(dirs, nd, patch_files[i]))
@@ -511,7 +562,7 @@ static int detect_knobs(struct mc_host *h)
 	}
 	c->patched = !v1 && c->file[MC_KNOB_SOFT] != NULL;
 	st->patched = c->patched;
-
+mechs:
 	for (int k = 0; k < MC_KNOB__COUNT; k++) {
 		bool present = c->file[k] != NULL;
 

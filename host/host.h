@@ -57,6 +57,8 @@ struct mc_host_status {
 	bool patched;                 /* memctl kernel patch detected */
 	const char *patch_files_found[8]; /* names of the patch's knobs found */
 	size_t n_patch_files;
+	bool knobs_deduced;           /* v2 with no memory-enabled group yet: knob files
+	                                 deduced from the kernel, not seen */
 	struct {
 		enum mc_mech mech;
 		const char *how;          /* one line: file used, or why emulated/missing */
@@ -128,6 +130,14 @@ int mc_host_reclaim_v2(struct mc_host *h, const char *group, uint64_t bytes, int
 int mc_host_mkdir(struct mc_host *h, const char *group);
 int mc_host_rmdir(struct mc_host *h, const char *group);
 bool mc_host_group_exists(struct mc_host *h, const char *group);
+
+/*
+ * v2: enables (on) or disables the memory controller for group's children
+ * through its cgroup.subtree_control, then reads it back (-EIO when the
+ * kernel did not take it). -EOPNOTSUPP on v1. Counts as a write for the
+ * failure injection.
+ */
+int mc_host_delegate_memory(struct mc_host *h, const char *group, bool on);
 
 /* Joins parent and a relative group path into a new absolute cgroup path. */
 int mc_path_join(const char *parent, const char *rel, char **ret);

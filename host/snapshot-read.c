@@ -55,6 +55,7 @@ static const struct {
 	[HOST_FILE_FAILCNT] = { "memory.failcnt", NULL },
 	[HOST_FILE_OOM] = { "memory.oom_control", NULL },
 	[HOST_FILE_PRESSURE] = { "memory.pressure", "memory.pressure" },
+	[HOST_FILE_SUBTREE] = { NULL, "cgroup.subtree_control" },
 };
 
 const char *host_slot_file(const struct mc_host *h, int f)
@@ -337,6 +338,9 @@ static int group_read(struct mc_host *h, struct host_group *g, struct mc_group_s
 		}
 		case HOST_FILE_PRESSURE:
 			r = mc_parse_psi(h->buf.p, len, &gs->psi);
+			break;
+		case HOST_FILE_SUBTREE:
+			gs->no_memory_children = !host_has_word(h->buf.p, "memory");
 			break;
 		}
 		if (r < 0)

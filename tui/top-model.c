@@ -285,6 +285,8 @@ static char *step_text(const struct mc_step *s)
 			     s->reason ? s->reason : "");
 	else if (s->kind == MC_STEP_NOTE)
 		r = asprintf(&t, "note: %s", s->reason ? s->reason : "");
+	else if (s->kind == MC_STEP_ENABLE)
+		r = asprintf(&t, "enable memory for children: %s", s->reason ? s->reason : "");
 	else
 		r = asprintf(&t, "create: %s", s->reason ? s->reason : "");
 	return r < 0 ? NULL : t;
