@@ -185,7 +185,7 @@ static void pstate_free(struct pstate *st)
 /* Value a knob file has in a group the kernel has just created. */
 static uint64_t knob_default(enum mc_knob k)
 {
-	return k == MC_KNOB_LOW || k == MC_KNOB_MIN ? 0 : MC_SIZE_MAX;
+	return k == MC_KNOB_LOW || k == MC_KNOB_MIN || mc_knob_info(k)->flag ? 0 : MC_SIZE_MAX;
 }
 
 static bool has_file(const struct pstate *st, enum mc_knob k)
@@ -334,7 +334,7 @@ static void apply_settings(struct build *b, size_t idx, uint64_t page)
 
 		if (strcmp(set->group, nd->path) != 0)
 			continue;
-		if (v != MC_SIZE_MAX)
+		if (v != MC_SIZE_MAX && !mc_knob_info(set->knob)->flag)
 			v -= v % page;
 		nd->want[set->knob] = v;
 		nd->wanted[set->knob] = true;
@@ -400,7 +400,7 @@ static int resolve_group(struct build *b, const struct mc_group_spec *g, const c
 				goto out;
 			continue;
 		}
-		if (v != MC_SIZE_MAX)
+		if (v != MC_SIZE_MAX && !mc_knob_info(k)->flag)
 			v -= v % page;
 		st->n[idx].want[k] = v;
 		st->n[idx].wanted[k] = true;
@@ -739,6 +739,43 @@ static int add_group_step(struct mc_plan *plan, enum mc_step_kind kind, const ch
 	return 0;
 }
 
+/*
+ * reclaim.kernel_per_node: the patched kernel's host-wide cap on direct
+ * reclaimers per NUMA node, written after the groups' settings. A kernel
+ * without the sysctl gets a note, not silence.
+ */
+#define SYSCTL_RECLAIMERS "vm.max_reclaimers_per_node"
+
+static int add_sysctl(struct mc_plan *plan, const struct mc_profile *p, const struct mc_snapshot *s)
+{
+	struct mc_step step = { .kind = MC_STEP_SYSCTL, .file = SYSCTL_RECLAIMERS,
+				.knob = MC_KNOB__COUNT };
+	int r;
+
+	if (!p->has_kernel_per_node || s->kernel_per_node == (long)p->kernel_per_node)
+		return 0;
+	step.want = step.new_raw = (uint64_t)p->kernel_per_node;
+	if (s->kernel_per_node < 0) {
+		step.kind = MC_STEP_NOTE;
+		step.reason = mc_asprintf("reclaim.kernel_per_node %u not applied: this kernel has no "
+					  "%s (memctl kernel patch)", p->kernel_per_node,
+					  SYSCTL_RECLAIMERS);
+	} else {
+		step.old_raw = (uint64_t)s->kernel_per_node;
+		step.old_valid = true;
+		step.reason = mc_asprintf("profile: reclaim.kernel_per_node %u (host-wide: at most "
+					  "that many tasks reclaim directly per NUMA node; 0 = no cap)",
+					  p->kernel_per_node);
+	}
+	step.group = strdup("");
+	if (!step.group || !step.reason || (r = step_add(plan, &step)) < 0) {
+		free(step.group);
+		free(step.reason);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static bool has_spec_child(const struct pstate *st, size_t i)
 {
 	for (size_t c = 0; c < st->n[i].n_children; c++)
@@ -849,6 +886,8 @@ int mc_plan_build(const struct mc_profile *p, const struct mc_snapshot *s,
 		if (b.st.n[i].spec && (r = add_notes(&b, i)) < 0)
 			goto fail;
 	if ((r = order_writes(&b)) < 0)
+		goto fail;
+	if ((r = add_sysctl(&plan, p, s)) < 0)
 		goto fail;
 	if ((r = add_reclaims(&b)) < 0)
 		goto fail;

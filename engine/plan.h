@@ -23,6 +23,7 @@ enum mc_step_kind {
 	MC_STEP_NOTE,    /* a setting this host cannot carry out: shown, not executed */
 	MC_STEP_RECLAIM, /* reclaim bytes from a group (a policy decision; not journaled) */
 	MC_STEP_ENABLE,  /* v2: enable the memory controller for a new group's children */
+	MC_STEP_SYSCTL,  /* vm.max_reclaimers_per_node (old_raw -> new_raw); group is "" */
 };
 
 
@@ -41,10 +42,11 @@ struct mc_step {
 	char *reason;
 };
 
-/* Whether a step changes the host (and is journaled): MKDIR, ENABLE, WRITE. */
+/* Whether a step changes the host (and is journaled): MKDIR, ENABLE, WRITE, SYSCTL. */
 static inline bool mc_step_changes(const struct mc_step *s)
 {
-	return s->kind == MC_STEP_MKDIR || s->kind == MC_STEP_ENABLE || s->kind == MC_STEP_WRITE;
+	return s->kind == MC_STEP_MKDIR || s->kind == MC_STEP_ENABLE || s->kind == MC_STEP_WRITE ||
+	       s->kind == MC_STEP_SYSCTL;
 }
 
 struct mc_plan {

@@ -857,6 +857,11 @@ static void parse_knob(struct ctx *c, const struct field *f, void *obj, enum mc_
 		size_error(c, f, text, why);
 		return;
 	}
+	if (mc_knob_info(k)->flag && (sz.kind != MC_SIZE_BYTES || sz.bytes > 1)) {
+		perr(c, f->val_pos, f->path, "'%s' is a switch: 0 or 1, not '%s'",
+		     mc_knob_info(k)->name, quote(text).s);
+		return;
+	}
 	g->knob[k] = sz;
 	g->knob_pos[k] = f->val_pos;
 }
@@ -1214,24 +1219,46 @@ static void parse_interval(struct ctx *c, const struct field *f, void *obj)
 	p->interval_ms = ms;
 }
 
+/* A small whole number in [lo, hi]; range says so in the message. */
+static bool parse_count(struct ctx *c, const struct field *f, long lo, long hi,
+			const char *range, long *ret)
+{
+	const char *text = expect_scalar(c, f, "an integer");
+	size_t n;
+	long v = -1;
+
+	if (!text)
+		return false;
+	n = strspn(text, "0123456789");
+	if (n > 0 && n <= 5 && text[n] == '\0')
+		v = strtol(text, NULL, 10);
+	if (v < lo || v > hi) {
+		perr(c, f->val_pos, f->path, "%s '%s' is not an integer from %s to %ld", f->name,
+		     quote(text).s, range, hi);
+		return false;
+	}
+	*ret = v;
+	return true;
+}
+
 static void parse_concurrency(struct ctx *c, const struct field *f, void *obj)
 {
 	struct mc_profile *p = obj;
-	const char *text = expect_scalar(c, f, "an integer");
-	unsigned long v = 0;
-	size_t n;
+	long v;
 
-	if (!text)
-		return;
-	n = strspn(text, "0123456789");
-	if (n > 0 && n <= 5 && text[n] == '\0')
-		v = strtoul(text, NULL, 10);
-	if (v < 1 || v > PROFILE_MAX_CONCURRENCY) {
-		perr(c, f->val_pos, f->path, "concurrency '%s' is not an integer from 1 to %d",
-		     quote(text).s, PROFILE_MAX_CONCURRENCY);
-		return;
+	if (parse_count(c, f, 1, PROFILE_MAX_CONCURRENCY, "1", &v))
+		p->concurrency = (unsigned)v;
+}
+
+static void parse_kernel_per_node(struct ctx *c, const struct field *f, void *obj)
+{
+	struct mc_profile *p = obj;
+	long v;
+
+	if (parse_count(c, f, 0, PROFILE_MAX_CONCURRENCY, "0 (no cap)", &v)) {
+		p->kernel_per_node = (unsigned)v;
+		p->has_kernel_per_node = true;
 	}
-	p->concurrency = (unsigned)v;
 }
 
 static void parse_numa(struct ctx *c, const struct field *f, void *obj)
@@ -1269,6 +1296,7 @@ static void parse_numa(struct ctx *c, const struct field *f, void *obj)
 
 static const struct key_def reclaim_keys[] = {
 	{ "concurrency", parse_concurrency },
+	{ "kernel_per_node", parse_kernel_per_node },
 	{ "numa", parse_numa },
 };
 

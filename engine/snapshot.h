@@ -52,6 +52,8 @@ struct mc_group_snap {
 struct mc_snapshot {
 	char *parent;            /* absolute cgroup path of the parent, "/..." */
 	uint64_t parent_limit;   /* effective limit at the parent: min of ancestors' max, or RAM */
+	/* vm.max_reclaimers_per_node of memctl's kernel patch; -1: no such sysctl */
+	long kernel_per_node;
 	struct mc_group_snap *groups;  /* [0] is the parent itself, then preorder */
 	size_t n;
 };

@@ -366,12 +366,40 @@ bool host_has_word(const char *text, const char *word)
 	return false;
 }
 
+/* Writes text to file of the group open at gfd, in one write(2). */
+static int write_text_at(int gfd, const char *file, const char *text)
+{
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd, r;
+
+	fd = openat(gfd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	r = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
+	close(fd);
+	return r;
+}
+
+int mc_host_write_text(struct mc_host *h, const char *group, const char *file, const char *text)
+{
+	int gfd, r;
+
+	if (strchr(file, '/'))
+		return -EINVAL;
+	r = walk(h, group, O_PATH, &gfd, NULL);
+	if (r < 0)
+		return r;
+	r = write_text_at(gfd, file, text);
+	close(gfd);
+	return r;
+}
+
 int mc_host_delegate_memory(struct mc_host *h, const char *group, bool on)
 {
-	const char *val = on ? "+memory" : "-memory";
-	size_t len = strlen(val), got;
-	ssize_t n;
-	int gfd, fd, r;
+	size_t got;
+	int gfd, r;
 
 	h->n_write_calls++;
 #ifdef MEMCTL_FAULT_INJECTION
@@ -383,14 +411,7 @@ int mc_host_delegate_memory(struct mc_host *h, const char *group, bool on)
 	r = walk(h, group, O_PATH, &gfd, NULL);
 	if (r < 0)
 		return r;
-	fd = openat(gfd, "cgroup.subtree_control", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		goto out;
-	}
-	n = write(fd, val, len);
-	r = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
-	close(fd);
+	r = write_text_at(gfd, "cgroup.subtree_control", on ? "+memory" : "-memory");
 	if (r < 0)
 		goto out;
 	h->n_writes_ok++;

@@ -461,6 +461,12 @@ static const struct knob_how knob_hows[] = {
 	{ MC_CGV2, MC_KNOB_SWAP, true, MC_MECH_NATIVE, "memory.swap.max" },
 	{ MC_CGV2, MC_KNOB_SWAP, false, MC_MECH_MISSING,
 	  "no memory.swap.max: swap accounting is off" },
+	{ MC_CGV1, MC_KNOB_PROTECT_ACTIVE, false, MC_MECH_EMULATED,
+	  "memctl kernel patch only (v2): protect: active caps the siblings' limits instead" },
+	{ MC_CGV2, MC_KNOB_PROTECT_ACTIVE, true, MC_MECH_NATIVE,
+	  "memory.reclaim_protect_active (memctl kernel patch: reclaim takes inactive pages first)" },
+	{ MC_CGV2, MC_KNOB_PROTECT_ACTIVE, false, MC_MECH_EMULATED,
+	  "no memory.reclaim_protect_active (memctl kernel patch absent): protect: active sets memory.low alone" },
 };
 
 /* The memctl kernel patch's files (v2 only). memory.soft_limit marks the patch. */
@@ -659,6 +665,18 @@ int mc_host_open(const struct mc_host_opts *o, struct mc_host **ret)
 	r = read_mem_total(&h->caps.mem_total, &h->st.swap_total);
 	if (r < 0)
 		goto fail;
+	/* A fake tree simulates a host, its RAM included (golden outputs). */
+	if (h->fake && getenv("MEMCTL_FAKE_MEM_TOTAL")) {
+		struct mc_size sz;
+		const char *why;
+
+		if (mc_size_parse(getenv("MEMCTL_FAKE_MEM_TOTAL"), &sz, &why) < 0 ||
+		    sz.kind != MC_SIZE_BYTES) {
+			r = -EINVAL;
+			goto fail;
+		}
+		h->caps.mem_total = sz.bytes;
+	}
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	h->st.cpus_online = cpus > 0 ? (int)cpus : 1;
 	h->st.numa_nodes = count_numa_nodes();

@@ -717,6 +717,8 @@ int mc_host_snapshot(struct mc_host *h, const char *parent, struct mc_snapshot *
 	r = effective_limit(h, s.parent, &s.parent_limit);
 	if (r < 0)
 		goto fail;
+	if (mc_host_sysctl_read(h, "vm.max_reclaimers_per_node", &s.kernel_per_node) < 0)
+		s.kernel_per_node = -1;
 	*ret = s;
 	return 0;
 fail:

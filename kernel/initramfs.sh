@@ -110,8 +110,8 @@ fi
 # that want them put that directory first in PATH.
 if [ -x /bin/bash ]; then
 	add_program /bin/bash /usr/bin/bash
-	for p in head dd mktemp timeout stat diff find sort seq; do
-		pp=$(command -v $p || true)
+	for p in head dd mktemp timeout stat diff find sort seq jq time df date pkill; do
+		pp=$(type -P $p || true)
 		[ -n "$pp" ] && add_program "$pp" /usr/local/gnu/$p
 	done
 fi

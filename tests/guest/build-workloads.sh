@@ -17,6 +17,15 @@ for src in "$here"/*.c; do
 		$cc -static -O2 -Wall -Wextra -o "$bin" "$src"
 	fi
 done
+# The host's test workloads (tests/workloads) too, for memctl's own
+# integration tests on v2 (MEMCTL_WORKLOADS=/tests/bin in the guest).
+wl=$here/../workloads
+for name in ws-reader streamer resident mkfile; do
+	bin=$out/$name
+	if [ ! -x "$bin" ] || [ "$wl/$name.c" -nt "$bin" ] || [ "$wl/wl.c" -nt "$bin" ]; then
+		$cc -static -O2 -Wall -Wextra -Wno-unused-parameter -I"$wl" -o "$bin" "$wl/$name.c" "$wl/wl.c"
+	fi
+done
 # The selftest is built the way its own Makefile builds it: without
 # optimization.  At -O2 the compiler drops alloc_anon()'s writes to memory
 # it frees right away (and the malloc with them), so the tests that expect

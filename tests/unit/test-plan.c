@@ -408,12 +408,53 @@ static void fuzz_round(uint64_t *st, const struct mc_caps *caps, int *fail_repla
 	snap_free(&s);
 }
 
+/* reclaim.kernel_per_node: a sysctl step after the writes, a note without the sysctl. */
+static void test_sysctl(void)
+{
+	static const struct row rows[] = { { "", { UNL, UNL, 0, 0, NA, UNL } } };
+	static const long live[] = { -1, 2, 4 };
+	static const char *const want[] = {
+		"note  kernel_per_node 4 not applied: this kernel has no vm.max_reclaimers_per_node",
+		"sysctl vm.max_reclaimers_per_node 2 -> 4",
+		"",
+	};
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.has_kernel_per_node = true, .kernel_per_node = 4 };
+	struct mc_plan_opts o = { .create = true };
+
+	for (size_t i = 0; i < sizeof(live) / sizeof(live[0]); i++) {
+		struct mc_diags d = { 0 };
+		struct mc_snapshot s;
+		struct mc_plan plan;
+		char got[256] = "";
+
+		snap_from_rows(&s, rows, 1, UNL);
+		s.kernel_per_node = live[i];
+		tap_eq_int(mc_plan_build(&p, &s, &caps_v2, &o, &plan, &d), 0, "sysctl live %ld: plans", live[i]);
+		if (plan.n == 1 && plan.steps[0].kind == MC_STEP_SYSCTL)
+			snprintf(got, sizeof(got), "sysctl %s %llu -> %llu", plan.steps[0].file,
+				 (unsigned long long)plan.steps[0].old_raw,
+				 (unsigned long long)plan.steps[0].new_raw);
+		else if (plan.n == 1 && plan.steps[0].kind == MC_STEP_NOTE)
+			snprintf(got, sizeof(got), "note  %s", plan.steps[0].reason + strlen("reclaim."));
+		else if (plan.n)
+			snprintf(got, sizeof(got), "%zu steps", plan.n);
+		tap_check(strncmp(got, want[i], strlen(want[i])) == 0 && (*want[i] || !*got),
+			  "sysctl live %ld: '%s' (want '%s')", live[i], got, want[i]);
+		tap_eq_int((long long)mc_plan_n_changes(&plan), live[i] == 2, "sysctl live %ld: changes", live[i]);
+		mc_plan_free(&plan);
+		mc_diags_free(&d);
+		snap_free(&s);
+	}
+}
+
 int main(void)
 {
 	uint64_t st = 0x9e3779b97f4a7c15ULL;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_case(&cases[i]);
+	test_sysctl();
 
 	for (int v = 0; v < 2; v++) {
 		const struct mc_caps *caps = v ? &caps_v1 : &caps_v2;
