@@ -43,6 +43,24 @@ static struct mc_quoted quote(const char *s)
 	return mc_quote_n(s, strlen(s));
 }
 
+/* A group name for the path part of a message: escaped like quote(), never shortened. */
+static char *path_escape(const char *s)
+{
+	size_t n = strlen(s), o = 0;
+	char *r = malloc(4 * n + 1);
+
+	if (!r)
+		return NULL;
+	for (; *s; s++) {
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			o += (size_t)sprintf(r + o, "\\x%02x", (unsigned char)*s);
+		else
+			r[o++] = *s;
+	}
+	r[o] = '\0';
+	return r;
+}
+
 /* ---- sizes ---- */
 
 int mc_cgconfig_parse_size(const char *s, bool v1, uint64_t *ret_bytes, bool *ret_unlimited,
@@ -659,7 +677,7 @@ out:
 static void read_group(struct conv *c, bool template)
 {
 	struct mc_pos kw_pos = c->cur.pos, name_pos;
-	char *name = NULL;
+	char *raw = NULL, *name = NULL;
 	size_t blocks = 0;
 
 	next(c);
@@ -668,16 +686,19 @@ static void read_group(struct conv *c, bool template)
 		return;
 	}
 	name_pos = c->cur.pos;
-	name = tok_dup(c, &c->cur);
-	if (!name)
-		return;
+	raw = tok_dup(c, &c->cur);
+	name = raw ? path_escape(raw) : NULL;
+	if (!name) {
+		c->nomem = c->failed = true;
+		goto out;
+	}
 	next(c);
 	if (!expect(c, T_LBRACE, "'{' after the group name"))
 		goto out;
 	if (template)
 		add(c, c->skipped, kw_pos, NULL,
 		    "template '%s' not converted: memctl has no templates for cgrules.conf",
-		    quote(name).s);
+		    quote(raw).s);
 	while (c->cur.kind != T_RBRACE && !c->failed) {
 		struct entries e = { 0 };
 		struct tok ctl = c->cur;
@@ -686,14 +707,14 @@ static void read_group(struct conv *c, bool template)
 			if (!read_perm(c))
 				break;
 			if (!template)
-				add(c, c->skipped, ctl.pos, quote(name).s,
+				add(c, c->skipped, ctl.pos, name,
 				    "perm block not converted: memctl does not set owners or permissions");
 			blocks++;
 			continue;
 		}
 		if (c->cur.kind == T_EOF) {
 			syntax_error(c, c->cur.pos, "expected '}' to close group '%s' (line %d), "
-				     "found end of file", quote(name).s, kw_pos.line);
+				     "found end of file", quote(raw).s, kw_pos.line);
 			break;
 		}
 		if (!is_word(&c->cur)) {
@@ -712,14 +733,14 @@ static void read_group(struct conv *c, bool template)
 			continue;
 		}
 		if (ctl.len == 6 && memcmp(ctl.s, "memory", 6) == 0) {
-			struct node *n = group_node(c, name, name_pos);
+			struct node *n = group_node(c, raw, name_pos);
 
 			if (n)
 				n->memory = true;
 			for (size_t i = 0; n && i < e.n; i++)
 				memory_entry(c, n, &e.v[i]);
 		} else {
-			add(c, c->skipped, ctl.pos, quote(name).s,
+			add(c, c->skipped, ctl.pos, name,
 			    "controller '%s' not converted: memctl manages the memory controller only",
 			    mc_quote_n(ctl.s, ctl.len).s);
 		}
@@ -727,11 +748,12 @@ static void read_group(struct conv *c, bool template)
 	}
 	if (!c->failed && blocks == 0) {
 		syntax_error(c, c->cur.pos, "group '%s' needs at least one controller or perm block",
-			     quote(name).s);
+			     quote(raw).s);
 		goto out;
 	}
 	expect(c, T_RBRACE, "'}'");
 out:
+	free(raw);
 	free(name);
 }
 
