@@ -205,6 +205,9 @@ struct conv {
 };
 
 static void vadd(struct conv *c, struct mc_diags *d, struct mc_pos pos, const char *path,
+		 const char *prefix, const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+
+static void vadd(struct conv *c, struct mc_diags *d, struct mc_pos pos, const char *path,
 		 const char *prefix, const char *fmt, va_list ap)
 {
 	char *msg;
