@@ -114,7 +114,7 @@ static int cmd_import_exec(struct mc_ctx *ctx, int argc, char **argv)
 	struct mc_cgconfig_result res;
 	struct mc_diags skipped = { 0 }, errors = { 0 };
 	char *buf = NULL;
-	size_t len;
+	size_t len = 0;
 	int fd, r, rc;
 
 	if (ctx->out == MC_OUT_JSON) {

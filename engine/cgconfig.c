@@ -1001,11 +1001,13 @@ static size_t emit_groups(struct sbuf *b, const struct node *n, int indent, size
 				snprintf(v, sizeof(v), "max");
 			else
 				mc_size_format(s->bytes, v, sizeof(v));
-			put(b, "%*s%s: %s", indent + 2, "", mc_knob_info((enum mc_knob)k)->name, v);
+			/* the source comments line up: "soft_limit: " and a long value take 22 */
+			put(b, "%*s%s: %-*s  ", indent + 2, "", mc_knob_info((enum mc_knob)k)->name,
+			    20 - (int)strlen(mc_knob_info((enum mc_knob)k)->name), v);
 			if (k == MC_KNOB_SWAP && g->swap_from_memsw && !s->unlimited)
-				put(b, "    # %s (line %d) - max\n", s->key, s->pos.line);
+				put(b, "# %s (line %d) - max\n", s->key, s->pos.line);
 			else
-				put(b, "    # %s, line %d\n", s->key, s->pos.line);
+				put(b, "# %s, line %d\n", s->key, s->pos.line);
 			(*ret_settings)++;
 		}
 		if (has_memory_kids(g)) {

@@ -96,9 +96,9 @@ static const struct good_case good[] = {
 	  "  daemons:\n"
 	  "    groups:\n"
 	  "      www:\n"
-	  "        max: 1G    # memory.limit_in_bytes, line 3\n"
-	  "        soft_limit: 512M    # memory.soft_limit_in_bytes, line 4\n"
-	  "        swap_max: 512M    # memory.memsw.limit_in_bytes (line 5) - max\n",
+	  "        max: 1G                 # memory.limit_in_bytes, line 3\n"
+	  "        soft_limit: 512M        # memory.soft_limit_in_bytes, line 4\n"
+	  "        swap_max: 512M          # memory.memsw.limit_in_bytes (line 5) - max\n",
 	  { { 0 } }, 0 },
 	{ "v2 keys, max and quoted values",
 	  "group batch {\n"
@@ -112,21 +112,21 @@ static const struct good_case good[] = {
 	  "}\n", "/",
 	  "version: 1\nparent: /\ngroups:\n"
 	  "  batch:\n"
-	  "    max: 4G    # memory.max, line 3\n"
-	  "    high: 3G    # memory.high, line 4\n"
-	  "    low: 1G    # memory.low, line 5\n"
-	  "    min: 256M    # memory.min, line 6\n"
-	  "    swap_max: max    # memory.swap.max, line 7\n",
+	  "    max: 4G                 # memory.max, line 3\n"
+	  "    high: 3G                # memory.high, line 4\n"
+	  "    low: 1G                 # memory.low, line 5\n"
+	  "    min: 256M               # memory.min, line 6\n"
+	  "    swap_max: max           # memory.swap.max, line 7\n",
 	  { { 0 } }, 0 },
 	{ "-1 is max; memsw -1 is unlimited swap; odd bytes stay bytes",
 	  "group a { memory { memory.limit_in_bytes = -1; memory.memsw.limit_in_bytes = -1; } }\n"
 	  "group b { memory { memory.limit_in_bytes = 1000001; } }\n", "/",
 	  "version: 1\nparent: /\ngroups:\n"
 	  "  a:\n"
-	  "    max: max    # memory.limit_in_bytes, line 1\n"
-	  "    swap_max: max    # memory.memsw.limit_in_bytes, line 1\n"
+	  "    max: max                # memory.limit_in_bytes, line 1\n"
+	  "    swap_max: max           # memory.memsw.limit_in_bytes, line 1\n"
 	  "  b:\n"
-	  "    max: 1000001    # memory.limit_in_bytes, line 2\n",
+	  "    max: 1000001            # memory.limit_in_bytes, line 2\n",
 	  { { 0 } }, 0 },
 	{ "sections of one group merge, the later value wins; empty memory block; -p",
 	  "group a/b { memory { memory.limit_in_bytes = 1G; } }\n"
@@ -136,8 +136,8 @@ static const struct good_case good[] = {
 	  "  a:\n"
 	  "    groups:\n"
 	  "      b:\n"
-	  "        max: 2G    # memory.limit_in_bytes, line 2\n"
-	  "        soft_limit: 1G    # memory.soft_limit_in_bytes, line 2\n"
+	  "        max: 2G                 # memory.limit_in_bytes, line 2\n"
+	  "        soft_limit: 1G          # memory.soft_limit_in_bytes, line 2\n"
 	  "      c: {}\n",
 	  { { 0 } }, 0 },
 	{ "comments as cgconfigparser takes them; names that YAML must quote",
@@ -150,9 +150,9 @@ static const struct good_case good[] = {
 	  "  \"web app\":\n"
 	  "    groups:\n"
 	  "      \"yes\":\n"
-	  "        max: 64M    # memory.limit_in_bytes, line 4\n"
+	  "        max: 64M                # memory.limit_in_bytes, line 4\n"
 	  "  default:\n"
-	  "    max: 32M    # memory.limit_in_bytes, line 5\n",
+	  "    max: 32M                # memory.limit_in_bytes, line 5\n",
 	  { { 0 } }, 0 },
 	{ "everything memctl has no equivalent for is reported at its place",
 	  "mount {\n  memory = /sys/fs/cgroup/memory;\n}\n"
@@ -165,7 +165,7 @@ static const struct good_case good[] = {
 	  "template users/%u { memory { memory.limit_in_bytes = 1G; } }\n", "/",
 	  "version: 1\nparent: /\ngroups:\n"
 	  "  w:\n"
-	  "    max: 1G    # memory.limit_in_bytes, line 8\n",
+	  "    max: 1G                 # memory.limit_in_bytes, line 8\n",
 	  { { 1, 1, "mount section not converted" },
 	    { 4, 1, "default section not converted" },
 	    { 6, 3, "perm block not converted" },
@@ -180,12 +180,12 @@ static const struct good_case good[] = {
 	  "group . { memory { memory.limit_in_bytes = 1G; } }\n", "/",
 	  "version: 1\nparent: /\ngroups:\n"
 	  "  p:\n"
-	  "    max: 1G    # memory.limit_in_bytes, line 1\n"
+	  "    max: 1G                 # memory.limit_in_bytes, line 1\n"
 	  "    groups:\n"
 	  "      c: {}\n"
 	  "  v2:\n"
-	  "    max: 1G    # memory.max, line 3\n"
-	  "    low: 512M    # memory.low, line 3\n"
+	  "    max: 1G                 # memory.max, line 3\n"
+	  "    low: 512M               # memory.low, line 3\n"
 	  "  s: {}\n",
 	  { { 1, 48, "'memory.soft_limit_in_bytes' not converted: 2G is above memory.limit_in_bytes (1G)" },
 	    { 2, 22, "'memory.limit_in_bytes' not converted: 2G is above the parent's limit (1G)" },
