@@ -591,12 +591,12 @@ static int cmd_completion_exec(struct mc_ctx *ctx, int argc, char **argv)
 
 const struct mc_cmd cmd_completion_entry = {
 	.name = "completion",
-	.args = "bash|zsh|groups",
+	.args = "bash|zsh",
 	.min_args = 1,
 	.max_args = 1,
-	.summary = "print the bash or zsh completion script (groups: list groups for it)",
+	.summary = "print the bash or zsh completion script, made from this command table",
 	.help = "The scripts are generated from memctl's command and option tables; the build\n"
-		"installs them. 'groups' prints the groups below -p PARENT, one per line: the\n"
-		"scripts call it to complete GROUP arguments.\n",
+		"installs them. 'memctl completion groups' prints the groups below -p PARENT,\n"
+		"one per line: the scripts call it to complete GROUP arguments.\n",
 	.exec = cmd_completion_exec,
 };

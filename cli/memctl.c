@@ -88,7 +88,7 @@ static void usage(FILE *f, const char *prog)
 		char head[64];
 
 		snprintf(head, sizeof(head), "%s %s", (*c)->name, (*c)->args);
-		fprintf(f, "  %-24s %s\n", head, (*c)->summary);
+		fprintf(f, "  %-26s %s\n", head, (*c)->summary);
 	}
 	fprintf(f, "\n%s\nExit status: 0 ok, 1 failed and rolled back, 2 invalid input,\n"
 		   "3 host problem (nothing changed), 4 failed and not fully rolled back,\n"

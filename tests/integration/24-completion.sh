@@ -52,7 +52,7 @@ memctl set $G sw|swap_max=
 memctl set $G so|soft_limit=
 memctl -p self/$T_PREFIX|self/$G self/$G/child
 memctl top --sort us|usage
-memctl completion |bash groups zsh
+memctl completion |bash zsh
 memctl s|set shell status"
 
 export T_TMP cases
