@@ -49,7 +49,6 @@
 #define PROFILE_MAX_INTERVAL_MS UINT64_C(3600000)
 #define PROFILE_DEFAULT_INTERVAL_MS 5000
 #define PROFILE_MAX_CONCURRENCY 1024
-#define QUOTE_MAX 60
 
 enum node_type {
 	NODE_SCALAR,
@@ -102,42 +101,12 @@ struct ctx {
 
 /* ---- messages ---- */
 
-struct quoted {
-	char s[QUOTE_MAX * 4 + 4];
-};
-
-/*
- * A value as shown inside a message: control characters escaped so that a
- * hostile profile cannot drive the terminal, long values shortened with a
- * visible "..." (cut on a UTF-8 character boundary).
- */
-static struct quoted quote_n(const char *s, size_t len)
+static struct mc_quoted quote_n(const char *s, size_t len)
 {
-	struct quoted q;
-	size_t cut = len, o = 0;
-
-	if (cut > QUOTE_MAX) {
-		cut = QUOTE_MAX;
-		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
-			cut--;
-	}
-	for (size_t i = 0; i < cut; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch < 0x20 || ch == 0x7f)
-			o += (size_t)snprintf(q.s + o, sizeof(q.s) - o, "\\x%02x", ch);
-		else
-			q.s[o++] = (char)ch;
-	}
-	if (cut < len) {
-		memcpy(q.s + o, "...", 3);
-		o += 3;
-	}
-	q.s[o] = '\0';
-	return q;
+	return mc_quote_n(s, len);
 }
 
-static struct quoted quote(const char *s)
+static struct mc_quoted quote(const char *s)
 {
 	return quote_n(s, strlen(s));
 }
