@@ -36,10 +36,10 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 
 tmux_start top 120 40 "sh -c 'echo \$\$ > $T_TMP/pid; exec env MEMCTL_STATE_DIR=$T_STATE \
-TERM=xterm-256color $MEMCTL top -d 1 --sort group -p self/$P'"
-wait_screen "g00001" match || die "top shows no group; screen: $(screen)"
+TERM=xterm-256color $MEMCTL top -d 1 -p self/$P'"
+wait_screen " g[0-9]{5} " match || die "top shows no group; screen: $(screen)"
 TOP_PID=$(cat "$T_TMP/pid")
-"$MEMCTL" top -b -d 1 --sort group -p "self/$P" > "$T_TMP/batch.out" 2>&1 &
+"$MEMCTL" top -b -d 1 -p "self/$P" > "$T_TMP/batch.out" 2>&1 &
 BATCH_PID=$!
 sleep 3
 kill -0 "$BATCH_PID" 2>/dev/null || die "top -b ended: $(head -n3 "$T_TMP/batch.out")"
@@ -53,7 +53,7 @@ t1=$(wall) c_top1=$(cpu_ticks "$TOP_PID") c_b1=$(cpu_ticks "$BATCH_PID")
 b_refreshes=$(($(grep -c '^memctl top: ' "$T_TMP/batch.out") - b_lines0))
 rss_top=$(status_kb "$TOP_PID" VmRSS) hwm_top=$(status_kb "$TOP_PID" VmHWM)
 rss_b=$(status_kb "$BATCH_PID" VmRSS) hwm_b=$(status_kb "$BATCH_PID" VmHWM)
-screen | grep -q "g00001" || die "top's screen lost the groups: $(screen)"
+screen | grep -qE " g[0-9]{5} " || die "top's screen lost the groups: $(screen)"
 keys q
 kill "$BATCH_PID" && wait "$BATCH_PID" 2>/dev/null
 BATCH_PID=
