@@ -12,12 +12,14 @@
  *              parsing, no allocation). When the descriptor limit cannot hold
  *              every file, on the first groups' files only (its row says how
  *              many groups: compare per group)
+ *   floor-stat the floor of memory.stat alone (what lcg-stats reads)
  *   memctl     mc_host_snapshot + mc_snapshot_free on one host handle (its
  *              descriptors kept open between rounds, as in `memctl top`/`run`)
  *   memctl-1st the first mc_host_snapshot of a fresh handle (opens everything);
  *              one sample per round, each on a new handle
  *   openread   open + read + close of the same files, path by path
- *   lcg-stats  libcgroup: cgroup_walk_tree_* to list the groups, then
+ *   lcg-walk   libcgroup: cgroup_walk_tree_* alone, listing the groups
+ *   lcg-stats  libcgroup: the same walk, then
  *              cgroup_read_stats_* on each (memory.stat only)
  *   lcg-get    libcgroup: the same walk, then cgroup_new_cgroup +
  *              cgroup_get_cgroup on each (every file of every controller
@@ -42,16 +44,17 @@
 #include "host-internal.h" /* host_slot_file: the floor reads exactly the snapshot's files */
 #include "host.h"
 
-enum way { FLOOR, MEMCTL, MEMCTL_FIRST, OPENREAD, LCG_STATS, LCG_GET, WAY__COUNT };
-static const char *const way_name[WAY__COUNT] = { "floor", "memctl", "memctl-1st", "openread",
-						  "lcg-stats", "lcg-get" };
+enum way { FLOOR, FLOOR_STAT, MEMCTL, MEMCTL_FIRST, OPENREAD, LCG_WALK, LCG_STATS, LCG_GET, WAY__COUNT };
+static const char *const way_name[WAY__COUNT] = { "floor", "floor-stat", "memctl", "memctl-1st",
+						  "openread", "lcg-walk", "lcg-stats", "lcg-get" };
 
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: bench-snapshot [--rounds N] [--nofile N] [--ways LIST] CGROUP\n"
 		"  CGROUP: absolute path in the memory hierarchy; the subtree below it is read\n"
-		"  --ways: comma-separated, from floor,memctl,memctl-1st,openread,lcg-stats,lcg-get\n"
+		"  --ways: comma-separated, from floor,floor-stat,memctl,memctl-1st,openread,lcg-walk,\n"
+		"          lcg-stats,lcg-get\n"
 		"  --nofile N: set RLIMIT_NOFILE (soft and hard) to N first; default: soft = hard\n"
 		"output: way groups files rounds wall_us cpu_us memctl_fds (TSV: medians per round;\n"
 		"memctl_fds: descriptors the memctl handle keeps open between snapshots)\n");
@@ -65,6 +68,7 @@ struct files {
 	size_t n;
 	size_t n_groups;
 	size_t *first;      /* [g]: index of group g's first file; [n_groups] = n */
+	size_t *stat;       /* [g]: index of group g's memory.stat */
 	size_t n_open;      /* the floor's: files of the first n_open_groups groups */
 	size_t n_open_groups;
 };
@@ -76,7 +80,8 @@ static void files_collect(struct mc_host *h, const struct mc_snapshot *s, const 
 	ret->path = calloc(s->n * HOST_FILE__COUNT, sizeof(char *));
 	ret->fd = calloc(s->n * HOST_FILE__COUNT, sizeof(int));
 	ret->first = calloc(s->n + 1, sizeof(size_t));
-	if (!ret->path || !ret->fd || !ret->first)
+	ret->stat = calloc(s->n, sizeof(size_t));
+	if (!ret->path || !ret->fd || !ret->first || !ret->stat)
 		bench_die("calloc", ENOMEM);
 	for (size_t i = 0; i < s->n; i++) {
 		ret->first[i] = ret->n;
@@ -93,6 +98,8 @@ static void files_collect(struct mc_host *h, const struct mc_snapshot *s, const 
 				free(p);
 				continue;
 			}
+			if (f == HOST_FILE_STAT)
+				ret->stat[i] = ret->n;
 			ret->path[ret->n++] = p;
 		}
 	}
@@ -137,6 +144,12 @@ static void way_floor(const struct files *fs)
 {
 	for (size_t i = 0; i < fs->n_open; i++)
 		read_all(fs->fd[i], fs->path[i]);
+}
+
+static void way_floor_stat(const struct files *fs)
+{
+	for (size_t g = 0; g < fs->n_open_groups; g++)
+		read_all(fs->fd[fs->stat[g]], fs->path[fs->stat[g]]);
 }
 
 static void way_openread(const struct files *fs)
@@ -193,6 +206,10 @@ static size_t lcg_walk(const char *cgroup, void (*fn)(const char *rel))
 	return n;
 }
 
+static void lcg_walk_one(const char *rel)
+{
+}
+
 static void lcg_stats_one(const char *rel)
 {
 	struct cgroup_stat st;
@@ -226,10 +243,13 @@ int main(int argc, char **argv)
 		{ "ways", required_argument, NULL, 'w' },
 		{ 0 },
 	};
-	bool want[WAY__COUNT] = { true, true, true, true, true, true };
+	bool want[WAY__COUNT];
 	int rounds = 15, c;
 	struct rlimit rl;
 	long nofile = 0;
+
+	for (int w = 0; w < WAY__COUNT; w++)
+		want[w] = true;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
@@ -290,7 +310,7 @@ int main(int argc, char **argv)
 		mc_host_free(h);
 		h = NULL;
 	}
-	if (want[FLOOR]) {
+	if (want[FLOOR] || want[FLOOR_STAT]) {
 		size_t used = 0;
 
 		for (int fd = 0; fd < (int)rl.rlim_cur; fd++)
@@ -299,7 +319,7 @@ int main(int argc, char **argv)
 		if (fs.n_open_groups == 0)
 			bench_die("no descriptors left for the floor", EMFILE);
 	}
-	if ((want[LCG_STATS] || want[LCG_GET]) && (r = cgroup_init()) != 0)
+	if ((want[LCG_WALK] || want[LCG_STATS] || want[LCG_GET]) && (r = cgroup_init()) != 0)
 		bench_die(cgroup_strerror(r), EIO);
 
 	struct bench_times t[WAY__COUNT];
@@ -322,6 +342,10 @@ int main(int argc, char **argv)
 				way_floor(&fs);
 				seen[w] = fs.n_open_groups;
 				break;
+			case FLOOR_STAT:
+				way_floor_stat(&fs);
+				seen[w] = fs.n_open_groups;
+				break;
 			case MEMCTL:
 				seen[w] = way_memctl(h, cgroup);
 				break;
@@ -331,6 +355,9 @@ int main(int argc, char **argv)
 			case OPENREAD:
 				way_openread(&fs);
 				seen[w] = fs.n_groups;
+				break;
+			case LCG_WALK:
+				seen[w] = lcg_walk(cgroup, lcg_walk_one);
 				break;
 			case LCG_STATS:
 				seen[w] = lcg_walk(cgroup, lcg_stats_one);
@@ -348,7 +375,7 @@ int main(int argc, char **argv)
 		if (!want[w])
 			continue;
 		printf("%s\t%zu\t%zu\t%d\t%.1f\t%.1f\t%zu\n", way_name[w], seen[w],
-		       w == FLOOR ? fs.n_open : fs.n, rounds,
+		       w == FLOOR ? fs.n_open : w == FLOOR_STAT ? fs.n_open_groups : fs.n, rounds,
 		       bench_median(t[w].wall, (size_t)rounds), bench_median(t[w].cpu, (size_t)rounds), kept);
 	}
 	for (int w = 0; w < WAY__COUNT; w++)
@@ -361,6 +388,7 @@ int main(int argc, char **argv)
 	free(fs.path);
 	free(fs.fd);
 	free(fs.first);
+	free(fs.stat);
 	if (h)
 		mc_host_free(h);
 	return 0;

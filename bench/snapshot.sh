@@ -12,7 +12,8 @@
 #
 # Rows of snapshot.tsv: groups in the tree, way, groups it read, files read
 # per snapshot, wall and CPU microseconds per snapshot (medians of the
-# rounds), CPU microseconds per group read, its ratio to the floor's,
+# rounds), CPU microseconds per group read, its ratio to the floor's (to
+# floor-stat's for the ways that read memory.stat alone),
 # descriptors memctl kept open, groups listed (systemd-cgtop). snapshot.raw
 # has every round's row.
 . "$(dirname "$0")/lib.sh"
@@ -27,7 +28,7 @@ ROUNDS=9
 [ "$B_QUICK" = 1 ] && SIZES="20" ROUNDS=2
 parse_opts "[--sizes \"100 1000 5000\"] [--rounds N]" sizes rounds
 SIZES=${OPT_SIZES:-$SIZES} ROUNDS=${OPT_ROUNDS:-$ROUNDS}
-WAYS="floor memctl memctl-1st openread lcg-stats lcg-get systemd-cgtop"
+WAYS="floor floor-stat memctl memctl-1st openread lcg-walk lcg-stats lcg-get systemd-cgtop"
 
 host_line
 echo "snapshot: $ROUNDS rounds per size, medians; each way in a process of its own, the ways" \
@@ -66,20 +67,24 @@ for n in $SIZES; do
 	# medians per way; per-group cost over the groups each way read
 	med() { awk -F'\t' -v n="$n" -v w="$1" -v f="$2" '$1 == n && $2 == w { print $f }' "$RAW" | median; }
 	floor=$(awk -v c="$(med floor 7)" -v g="$(med floor 3)" 'BEGIN { print c / g }')
+	floor_stat=$(awk -v c="$(med floor-stat 7)" -v g="$(med floor-stat 3)" 'BEGIN { print c / g }')
 	for way in $WAYS; do
+		# what reads memory.stat alone compares with the floor of memory.stat
+		case $way in floor-stat | lcg-stats) base=$floor_stat ;; *) base=$floor ;; esac
 		groups=$(med "$way" 3) cpu=$(med "$way" 7)
-		[ "$way" = floor ] || [ "$groups" -eq $((n + 1)) ] || die "$way read $groups groups, want $((n + 1))"
+		case $way in floor*) ;; *) [ "$groups" -eq $((n + 1)) ] || die "$way read $groups groups, want $((n + 1))" ;; esac
 		per=$(awk -v c="$cpu" -v g="$groups" 'BEGIN { printf "%.1f", c / g }')
 		fds=$(med "$way" 8)
 		case $way in memctl*) ;; *) fds=- ;; esac
 		tsv_row $((n + 1)) "$way" "$groups" "$(med "$way" 4)" "$(med "$way" 6)" "$cpu" "$per" \
-			"$(ratio "$per" "$floor")" "$fds" "$(med "$way" 9)"
+			"$(ratio "$per" "$base")" "$fds" "$(med "$way" 9)"
 	done
 done
 rm -f "$BENCH_RESULTS/cgtop.out"
 table
 echo "x_floor: CPU per group over the floor's at the same size (1.00 = nothing but the kernel's" \
-	"cost of generating the files; the floor reads the first groups_read groups when the" \
+	"cost of generating the files; floor-stat and lcg-stats, which read memory.stat alone, over" \
+	"floor-stat's; the floors read the first groups_read groups when the" \
 	"descriptor limit cannot hold them all); systemd-cgtop: its process's user+system time per" \
 	"group in the tree, though it lists only 'listed' of them"
 echo "results: $B_TSV"
