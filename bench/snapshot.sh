@@ -51,7 +51,7 @@ cgtop() {
 for n in $SIZES; do
 	P=$T_PREFIX-$n
 	mkgroups "$T_DIR/$P" "$n"
-	for r in $(seq 1 "$ROUNDS"); do
+	for _ in $(seq 1 "$ROUNDS"); do
 		for way in $WAYS; do
 			if [ "$way" = systemd-cgtop ]; then
 				row=$(cgtop "$P" $((n + 1)))
