@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 flavour=${1:-release}
 
 pkgs=(build-essential cmake pkg-config libcgroup-dev libyaml-dev libreadline-dev
-      libncurses-dev python3 groff-base man-db tmux jq time cgroup-tools bash-completion zsh)
+      libncurses-dev python3 groff-base man-db tmux jq time cgroup-tools bash-completion zsh
+      systemd bsdextrautils)  # bench/: systemd-cgtop, column
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
