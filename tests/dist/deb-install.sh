@@ -21,7 +21,7 @@ grep -q '^CMAKE_INSTALL_PREFIX:PATH=/usr$' "$BUILD/CMakeCache.txt" ||
 
 T_TMP=$(mktemp -d)
 (cd "$BUILD" && cpack -G DEB -B "$T_TMP/pkg") > "$T_TMP/cpack.log" 2>&1
-check_rc $? 0 "cpack builds the package" || cat "$T_TMP/cpack.log"
+rc=$?; check_rc $rc 0 "cpack builds the package"; [ $rc -eq 0 ] || cat "$T_TMP/cpack.log"
 deb=$(ls "$T_TMP"/pkg/memctl_*.deb 2>/dev/null | head -n1)
 [ -n "$deb" ] || { fail "no .deb in $T_TMP/pkg"; summary; exit; }
 echo "# package: $(basename "$deb"), $(stat -c %s "$deb") bytes"
@@ -60,7 +60,7 @@ R=$T_TMP/root
 mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates"
 touch "$R/var/lib/dpkg/status"
 dpkg --root="$R" --force-depends -i "$deb" > "$T_TMP/dpkg.log" 2>&1
-check_rc $? 0 "dpkg --root installs it" || cat "$T_TMP/dpkg.log"
+rc=$?; check_rc $rc 0 "dpkg --root installs it"; [ $rc -eq 0 ] || cat "$T_TMP/dpkg.log"
 check_eq "$(dpkg-query --admindir="$R/var/lib/dpkg" -W -f='${Status}' memctl)" "install ok installed" \
 	"dpkg records it installed"
 dpkg-query --admindir="$R/var/lib/dpkg" -W -f='${Conffiles}' memctl | grep -q '/etc/memctl/profile.yaml [0-9a-f]\{32\}' &&
