@@ -20,6 +20,7 @@ grep -q '^CMAKE_INSTALL_PREFIX:PATH=/usr$' "$BUILD/CMakeCache.txt" ||
 	skip "the build is not configured with prefix /usr (scripts/setup.sh release does it)"
 
 T_TMP=$(mktemp -d)
+trap 'rm -rf "$T_TMP"' EXIT
 (cd "$BUILD" && cpack -G DEB -B "$T_TMP/pkg") > "$T_TMP/cpack.log" 2>&1
 rc=$?; check_rc $rc 0 "cpack builds the package"; [ $rc -eq 0 ] || cat "$T_TMP/cpack.log"
 deb=$(ls "$T_TMP"/pkg/memctl_*.deb 2>/dev/null | head -n1)
