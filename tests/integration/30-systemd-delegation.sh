@@ -11,6 +11,7 @@
 # looked at too (they answer "No such file or directory").
 . "$(dirname "$0")/lib.sh"
 prereq_root
+command -v python3 > /dev/null || skip "needs python3 to set extended attributes and read JSON"
 prereq_memcg
 
 T_TMP=$(mktemp -d)
