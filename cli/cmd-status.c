@@ -138,9 +138,9 @@ static void parent_text(FILE *f, const char *parent, const struct mc_sd_check *c
 	case MC_SD_ROOT:
 	case MC_SD_UNDELEGATED:
 		if (c->owner == MC_SD_ROOT)
-			fputs("WARNING: the parent is the root cgroup, systemd's -.slice\n", f);
+			fputs("warning: the parent is the root cgroup, systemd's -.slice\n", f);
 		else
-			fprintf(f, "WARNING: the parent is in %s, which systemd manages without "
+			fprintf(f, "warning: the parent is in %s, which systemd manages without "
 				   "delegation\n", c->unit);
 		break;
 	case MC_SD_UNKNOWN:

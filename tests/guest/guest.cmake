@@ -16,7 +16,8 @@ set(MEMCTL_GUEST_TESTS
   "reclaimer-cap:50-reclaimer-cap.sh:ab"
   "protect-active:60-protect-active.sh:ab"
   "selftests:70-selftests.sh:ab"
-  "memctl-status:80-memctl-status.sh:patched")
+  "memctl-status:80-memctl-status.sh:patched"
+  "systemd-delegation:85-systemd-delegation.sh:patched")
 # 90-integration.sh (memctl's own integration tests on the guest's cgroup v2)
 # is not registered yet: it finds two v2 bugs in memctl's host layer (knob
 # detection with no memory-enabled child, +memory in subtree_control for

@@ -46,7 +46,7 @@ check_eq "$(field unit_cgroup)" "$base/demo.slice/app.service" "unit cgroup is t
 # text output carries the same verdict and warns
 mc -p "$base/demo.slice/app.service" status > "$T_TMP/text" 2> "$T_TMP/err"
 check_rc $? 0 "status still succeeds with a warning"
-grep -q "^systemd .*WARNING: the parent is in app.service, which systemd manages without delegation" \
+grep -q "^systemd .*warning: the parent is in app.service, which systemd manages without delegation" \
 	"$T_TMP/text" && pass "text output warns" || fail "text output: $(grep ^systemd "$T_TMP/text")"
 
 if [ "$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)" != "" ] && [ "$T_VERSION" = 1 ]; then
