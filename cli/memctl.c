@@ -73,6 +73,7 @@ const char mc_options_help[] =
 	"  -n, --iterations N      top: stop after N refreshes\n"
 	"  -d, --delay SECONDS     top: time between refreshes (default 1)\n"
 	"      --profile FILE      top: show the engine's decisions for FILE (nothing is written)\n"
+	"                          status: say who writes FILE's parent (systemd's single writer)\n"
 	"      --sort COLUMN       top: sort siblings by COLUMN (default group)\n"
 	"      --columns LIST      top: columns to show, comma-separated (see memctl top --help)\n"
 	"  -f, --file FILE         shell: run the commands in FILE\n"

@@ -17,8 +17,9 @@ set(MEMCTL_GUEST_TESTS
   "protect-active:60-protect-active.sh:ab"
   "selftests:70-selftests.sh:ab"
   "memctl-status:80-memctl-status.sh:patched"
-  "memctl-knobs:85-memctl-knobs.sh:patched"
-  "memctl-knobs-baseline:85-memctl-knobs.sh:baseline"
+  "systemd-delegation:85-systemd-delegation.sh:patched"
+  "memctl-knobs:86-memctl-knobs.sh:patched"
+  "memctl-knobs-baseline:86-memctl-knobs.sh:baseline"
   # memctl's own integration tests (tests/integration) on the guest's cgroup v2
   "integration:90-integration.sh:patched")
 
