@@ -1264,33 +1264,53 @@ static void nodes_free(struct build *b)
  * groups (unless the profile sets it). The profile's parent is not memctl's
  * to write: a note says when a top-level group needs it there.
  */
+/* Sets the switch of g (path) and its subtree; *ret_on: protect: active in it. */
+static int switch_walk(struct build *b, const struct mc_group_spec *g, const char *ppath,
+		       bool *ret_on)
+{
+	char *path = *ppath ? mc_asprintf("%s/%s", ppath, g->name) : strdup(g->name);
+	bool on = g->protect == MC_PROTECT_ACTIVE;
+	int r = path ? 0 : -ENOMEM;
+
+	for (size_t c = 0; r == 0 && c < g->n_children; c++) {
+		bool kid = false;
+
+		r = switch_walk(b, &g->children[c], path, &kid);
+		on |= kid;
+	}
+	if (r == 0 && g->knob[MC_KNOB_PROTECT_ACTIVE].kind == MC_SIZE_UNSET)
+		r = push_setting(b, path, MC_KNOB_PROTECT_ACTIVE, on,
+				 strdup(on ? (g->protect == MC_PROTECT_ACTIVE ?
+					      "protect: active: its own reclaim takes inactive pages first" :
+					      "protect: active below: reclaim rooted here takes inactive pages first")
+					   : "no protect: active here or below"));
+	free(path);
+	*ret_on = on;
+	return r;
+}
+
+/*
+ * The patched kernel's active-set switch: reclaim rooted at a group with
+ * memory.reclaim_protect_active=1 takes inactive pages first, and only from
+ * groups whose inactive lists are not low. Pressure on a protect: active
+ * group comes from its own limit or an ancestor's, so the switch is on in
+ * the group and in every profile ancestor of it, off in the other profile
+ * groups (unless the profile sets it). It depends on the profile alone, so
+ * groups about to be created get it too. The profile's parent is not
+ * memctl's to write: a note says when its limit reclaims with the switch off.
+ */
 static int protect_switches(struct build *b)
 {
-	bool *on = calloc(b->len, sizeof(*on)), top = false;
-	const struct mc_group_snap *g;
+	const struct mc_group_snap *g = b->n[0].g;
+	bool top = false;
 	int r = 0;
 
-	if (!on)
-		return -ENOMEM;
-	for (size_t i = 1; i < b->len; i++)
-		if (b->n[i].spec->protect == MC_PROTECT_ACTIVE)
-			for (size_t j = i; j != 0 && !on[j]; j = b->n[j].parent)
-				on[j] = true;
-	for (size_t i = 1; i < b->len && r == 0; i++) {
-		const struct node *nd = &b->n[i];
+	for (size_t i = 0; r == 0 && i < b->p->n_groups; i++) {
+		bool on = false;
 
-		if (nd->spec->knob[MC_KNOB_PROTECT_ACTIVE].kind != MC_SIZE_UNSET)
-			continue;
-		top |= on[i] && nd->parent == 0;
-		r = push_setting(b, nd->path, MC_KNOB_PROTECT_ACTIVE, on[i],
-				 strdup(on[i] ? (nd->spec->protect == MC_PROTECT_ACTIVE ?
-						 "protect: active: its own reclaim takes inactive pages first" :
-						 "protect: active below: reclaim rooted here takes inactive pages first")
-					      : "no protect: active here or below"));
+		r = switch_walk(b, &b->p->groups[i], "", &on);
+		top |= on;
 	}
-	free(on);
-	/* The parent's own limit reclaims too: say so when its switch is off. */
-	g = b->n[0].g;
 	if (r == 0 && top && g && g->raw_valid[MC_KNOB_MAX] && g->raw[MC_KNOB_MAX] != MC_SIZE_MAX &&
 	    g->raw_valid[MC_KNOB_PROTECT_ACTIVE] && g->raw[MC_KNOB_PROTECT_ACTIVE] == 0)
 		r = push_note(b, mc_asprintf("reclaim at the limit of the profile's parent '%s' does not protect active sets: its memory.reclaim_protect_active is 0, and memctl writes only the profile's groups",
@@ -1301,7 +1321,6 @@ static int protect_switches(struct build *b)
 static int decide(struct build *b)
 {
 	char *numa_names = NULL;
-	bool active = false;
 	int r;
 
 	if ((r = build_nodes(b)) < 0)
@@ -1314,7 +1333,6 @@ static int decide(struct build *b)
 		node_soft(b, nd);
 		if ((r = node_high(b, nd)) < 0)
 			return r;
-		active |= nd->spec->protect == MC_PROTECT_ACTIVE;
 	}
 	if ((r = demand_pass(b)) < 0)
 		return r;
@@ -1360,7 +1378,7 @@ static int decide(struct build *b)
 		if (r < 0)
 			return r;
 	}
-	if (active && b->caps->file[MC_KNOB_PROTECT_ACTIVE] && (r = protect_switches(b)) < 0)
+	if (b->caps->file[MC_KNOB_PROTECT_ACTIVE] && (r = protect_switches(b)) < 0)
 		return r;
 	for (size_t i = 1; i < b->len; i++) {
 		const struct node *nd = &b->n[i];

@@ -113,6 +113,14 @@ int cgfs_read_at(struct host_buf *b, int dirfd, const char *file, size_t *ret_le
 
 void host_buf_free(struct host_buf *b);
 
+/*
+ * Around every write that changes the host (knob, subtree_control, sysctl):
+ * begin counts it and returns the test-only injected failure, if any; done
+ * counts a write that succeeded (and stops the process there when asked).
+ */
+int host_write_begin(struct mc_host *h);
+void host_write_done(struct mc_host *h);
+
 /* Whether word is one of the whitespace-separated words of text. */
 bool host_has_word(const char *text, const char *word);
 

@@ -65,11 +65,8 @@ int mc_host_sysctl_write(struct mc_host *h, const char *name, long v)
 	ssize_t n;
 	int fd, len, r;
 
-	h->n_write_calls++;
-#ifdef MEMCTL_FAULT_INJECTION
-	if (h->fail_write_at && h->n_write_calls == h->fail_write_at)
-		return -h->fail_write_err;
-#endif
+	if ((r = host_write_begin(h)) < 0)
+		return r;
 	if ((r = sysctl_path(h, name, path)) < 0)
 		return r;
 	len = snprintf(buf, sizeof(buf), "%ld", v);
@@ -81,7 +78,7 @@ int mc_host_sysctl_write(struct mc_host *h, const char *name, long v)
 	close(fd);
 	if (r < 0)
 		return r;
-	h->n_writes_ok++;
+	host_write_done(h);
 	if ((r = mc_host_sysctl_read(h, name, &back)) < 0)
 		return r;
 	return back == v ? 0 : -EIO;

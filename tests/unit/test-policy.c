@@ -903,7 +903,7 @@ static void test_protect_switches(void)
 			free(sw);
 			sw = n;
 		}
-	tap_eq_str(sw ? sw : "", "app=1 app/db=1 app/logs=0 ",
+	tap_eq_str(sw ? sw : "", "app/db=1 app/logs=0 app=1 ",
 		   "switches: on along the path to the protected group, off beside it, the profile's kept");
 	check_reason("switch app", reason_of(&d, "app", false, MC_KNOB_PROTECT_ACTIVE),
 		     "protect: active below: reclaim rooted here takes inactive pages first");
