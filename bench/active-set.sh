@@ -9,7 +9,12 @@
 # `protect: active` on the job, as ratios measured side by side in one run.
 #
 #   bench/active-set.sh [--passes N] [--work N] [--pause MS] [--streamers "1 4"]
-#                       [--repeat R] [--mmap] [--logs DIR]
+#                       [--repeat R] [--mmap] [--logs DIR] [--quick]
+#
+# --quick: small files and one pass beside one streamer (a few seconds; proves
+# the benchmark still runs, its numbers mean little). When BENCH_RESULTS names
+# a directory (bench/run.sh sets it), every scenario's row is also written to
+# BENCH_RESULTS/active-set.tsv.
 #
 # --work N is ws-reader's CPU work per block (40: ~150 MB/s, gzip-like;
 # 0: I/O bound);
@@ -56,7 +61,8 @@ while [ $# -gt 0 ]; do
 	--mmap) MMAP=--mmap; shift ;;
 	--pause) PAUSE=$2; shift 2 ;;
 	--logs) LOGS=$2; shift 2 ;;
-	*) echo "usage: $0 [--passes N] [--work N] [--pause MS] [--streamers \"1 4\"] [--repeat R] [--mmap] [--logs DIR]" >&2
+	--quick) PASSES=1 STREAMERS=1 LIMIT_M=32 WS_M=16 STREAM_M=128; shift ;;
+	*) echo "usage: $0 [--passes N] [--work N] [--pause MS] [--streamers \"1 4\"] [--repeat R] [--mmap] [--logs DIR] [--quick]" >&2
 	   exit 2 ;;
 	esac
 done
@@ -178,6 +184,12 @@ echo "active-set: ws-reader ${MMAP:+$MMAP }over ${WS_M}M x $PASSES passes (--wor
 printf '%-26s %8s %7s %6s %6s %8s %11s %6s %8s\n' scenario elapsed "x alone" cpu "runq" "-runq x" \
 	"re-read MiB" majflt resident
 declare -A EL DISK MAJ NET
+TSV=""
+if [ -n "${BENCH_RESULTS:-}" ]; then
+	TSV=$BENCH_RESULTS/active-set.tsv
+	printf 'round\tscenario\tstreamers\tmemctl\telapsed_s\tx_alone\tcpu_s\trunq_s\tx_alone_without_runq\treread_mib\tmajflt\tresident_pct\n' \
+		>"$TSV" || die "cannot write $TSV"
+fi
 names="alone"
 for n in $STREAMERS; do names="$names s$n-none s$n-memctl"; done
 for r in $(seq 1 "$REPEAT"); do
@@ -198,6 +210,9 @@ for r in $(seq 1 "$REPEAT"); do
 		printf '%-26s %7.2fs %6sx %5.2fs %5.2fs %7sx %11d %6d %7s%%\n' "$label" "$el" \
 			"$(ratio "$el" "$base")" "$R_CPU" "$R_RUNQ" "$(ratio "$net" "$nbase")" \
 			$((disk >> 20)) "$maj" "$res"
+		[ -z "$TSV" ] || printf '%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n' "$r" "$name" "$n" "$with" \
+			"$el" "$(ratio "$el" "$base")" "$R_CPU" "$R_RUNQ" "$(ratio "$net" "$nbase")" \
+			$((disk >> 20)) "$maj" "$res" >>"$TSV"
 	done
 done
 

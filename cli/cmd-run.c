@@ -259,6 +259,55 @@ static void lock_memory(void)
 			strerror(errno));
 }
 
+/*
+ * cgroup v2: memctl run moves into a small group of its own below the
+ * cgroup it was started in, protected with memory.min (and memory.low) of
+ * twice its resident size, 16M to 256M, so that the pressure it is there
+ * to relieve does not reclaim it. Where that cannot be done it says why
+ * and runs on where it is.
+ */
+#define RUN_SELF_GROUP "memctl-run"
+
+static uint64_t resident_bytes(void)
+{
+	unsigned long long kb = 0;
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb << 10;
+}
+
+static void enter_self_group(struct mc_ctx *ctx, struct mc_self_group *g)
+{
+	const struct mc_host_status *st = mc_host_status(ctx->host);
+	uint64_t protect = 2 * resident_bytes();
+	const char *what;
+	char v[24];
+	int r;
+
+	if (protect < (16 << 20))
+		protect = 16 << 20;
+	if (protect > (256 << 20))
+		protect = 256 << 20;
+	r = mc_host_self_group_enter(ctx->host, RUN_SELF_GROUP, protect, g, &what);
+	if (r == -EOPNOTSUPP)
+		run_log(6, "cgroup v1 has no memory.min: memctl stays in '%s', its memory locked "
+			"rather than protected", st->self_path ? st->self_path : "?");
+	else if (r < 0)
+		run_log(4, "cannot run in a protected group of its own: %s: %s; running "
+			"unprotected in '%s'", what, mc_strerror(r),
+			st->self_path ? st->self_path : "?");
+	else
+		run_log(6, "running in its own group '%s' (memory.min and memory.low %s)",
+			g->group, mc_fmt_size(g->protect, v));
+}
+
 static long minor_faults(void)
 {
 	struct rusage ru;
@@ -270,6 +319,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 {
 	struct run run = { .ctx = ctx, .journal = getenv("JOURNAL_STREAM") != NULL };
 	struct mc_plan_req req = { .create = true };
+	struct mc_self_group self_group = { 0 };
 	bool once, mlock;
 	const char *path;
 	struct mc_profile p;
@@ -293,6 +343,8 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 #endif
 	if (mlock)
 		lock_memory();
+	if (!once && !req.dry_run)
+		enter_self_group(ctx, &self_group);
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGHUP);
@@ -344,6 +396,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 	list_clear(&run.errors, &run.n_errors);
 	mc_policy_free(req.pol);
 	mc_profile_free(&p);
+	mc_self_group_free(&self_group);
 	return once ? rc : MC_EXIT_OK;
 }
 

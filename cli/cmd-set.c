@@ -39,6 +39,11 @@ static int parse_assignments(struct mc_group_spec *g, const char *abs, int argc,
 		} else if (mc_size_parse(eq + 1, &g->knob[k], &why) < 0) {
 			mc_err("cannot set %s on '%s': '%s' %s", mc_knob_info(k)->name, abs, eq + 1, why);
 			bad++;
+		} else if (mc_knob_info(k)->flag &&
+			   (g->knob[k].kind != MC_SIZE_BYTES || g->knob[k].bytes > 1)) {
+			mc_err("cannot set %s on '%s': it is a switch: 0 or 1, not '%s'",
+			       mc_knob_info(k)->name, abs, eq + 1);
+			bad++;
 		}
 		free(name);
 	}

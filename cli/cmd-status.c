@@ -1,6 +1,9 @@
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "systemd.h"
 
 static const char *layout_name(enum mc_layout l)
 {
@@ -88,7 +91,92 @@ static void policy_mechs(const struct mc_host_status *st, struct policy_mech ret
 			    : "memctl's own reclaimers capped at reclaim.concurrency; no kernel cap" };
 }
 
-static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, bool journal)
+/*
+ * The parent status looks at: --profile FILE's parent, else -p (default
+ * self), and who writes it by systemd's single-writer rule (host/systemd.c).
+ * Warns on stderr when that is systemd without delegation.
+ */
+static int parent_check(struct mc_ctx *ctx, char **ret_parent, struct mc_sd_check *ret)
+{
+	struct mc_profile p;
+	const char *spec = ctx->parent;
+	int r, rc;
+
+	if (ctx->profile) {
+		if ((rc = mc_load_profile(ctx->profile, &p)) != 0)
+			return rc;
+		spec = p.parent;
+	}
+	r = mc_host_resolve_parent(ctx->host, spec, ret_parent);
+	if (r < 0)
+		mc_err("cannot resolve parent '%s': %s", spec, mc_strerror(r));
+	else if ((r = mc_host_sd_check(ctx->host, *ret_parent, ret)) < 0) {
+		mc_err("cannot check parent '%s' against systemd: %s", *ret_parent, mc_strerror(r));
+		free(*ret_parent);
+	}
+	else if (ret->owner == MC_SD_UNDELEGATED || ret->owner == MC_SD_ROOT)
+		mc_err("warning: systemd writes '%s' (%s): run memctl in a unit with Delegate=yes "
+		       "and manage groups below its cgroup (see SYSTEMD in memctl(8))", *ret_parent,
+		       ret->owner == MC_SD_ROOT ? "-.slice" : ret->unit);
+	if (ctx->profile)
+		mc_profile_free(&p);
+	return r == -ENOMEM ? MC_EXIT_HOST : r < 0 ? MC_EXIT_INVALID : 0;
+}
+
+/* Two lines: the parent, and who writes it. */
+static void parent_text(FILE *f, const char *parent, const struct mc_sd_check *c)
+{
+	fprintf(f, "parent          %s\n", parent);
+	fprintf(f, "systemd         %s; ", c->systemd_running ? "running" : "not running");
+	switch (c->owner) {
+	case MC_SD_FOREIGN:
+		fputs("the parent is in no systemd unit's cgroup\n", f);
+		break;
+	case MC_SD_DELEGATED:
+		fprintf(f, "the parent is in %s, delegated (%s)\n", c->unit, c->marker);
+		break;
+	case MC_SD_ROOT:
+	case MC_SD_UNDELEGATED:
+		if (c->owner == MC_SD_ROOT)
+			fputs("warning: the parent is the root cgroup, systemd's -.slice\n", f);
+		else
+			fprintf(f, "warning: the parent is in %s, which systemd manages without "
+				   "delegation\n", c->unit);
+		break;
+	case MC_SD_UNKNOWN:
+		fprintf(f, "the parent is in %s; its delegation marker could not be read (%s)\n",
+			c->unit, c->probed ? c->probed : "nothing probed");
+		break;
+	}
+}
+
+static void json_str_or_null(FILE *f, const char *s)
+{
+	if (s)
+		mc_json_str(f, s);
+	else
+		fputs("null", f);
+}
+
+static void parent_json(FILE *f, const char *parent, const struct mc_sd_check *c)
+{
+	fputs(",\"parent\":", f);
+	mc_json_str(f, parent);
+	fprintf(f, ",\"systemd\":{\"running\":%s,\"owner\":\"%s\",\"warning\":%s,\"unit\":",
+		c->systemd_running ? "true" : "false", mc_sd_owner_name(c->owner),
+		c->owner == MC_SD_UNDELEGATED || c->owner == MC_SD_ROOT ? "true" : "false");
+	json_str_or_null(f, c->unit);
+	fputs(",\"unit_cgroup\":", f);
+	json_str_or_null(f, c->unit_cgroup);
+	fputs(",\"marker\":", f);
+	json_str_or_null(f, c->marker);
+	fputs(",\"probed\":", f);
+	json_str_or_null(f, c->probed);
+	fputc('}', f);
+}
+
+static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, bool journal,
+			const char *parent, const struct mc_sd_check *sd)
 {
 	FILE *f = ctx->out_f;
 	struct feature fe[3];
@@ -98,12 +186,13 @@ static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, boo
 	mc_json_str(f, st->memory_mount);
 	fputs(",\"self\":", f);
 	mc_json_str(f, st->self_path);
+	parent_json(f, parent, sd);
 	fprintf(f, ",\"kernel_patch\":%s,\"patch_knobs\":[", st->patched ? "true" : "false");
 	for (size_t i = 0; i < st->n_patch_files; i++) {
 		fputs(i ? "," : "", f);
 		mc_json_str(f, st->patch_files_found[i]);
 	}
-	fputs("],\"mounts\":[", f);
+	fprintf(f, "],\"knobs_deduced\":%s,\"mounts\":[", st->knobs_deduced ? "true" : "false");
 	for (size_t i = 0; i < st->n_mounts; i++) {
 		fputs(i ? ",{\"path\":" : "{\"path\":", f);
 		mc_json_str(f, st->mounts[i].path);
@@ -146,17 +235,30 @@ static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
 	bool journal = mc_journal_exists(ctx->state_dir);
 	FILE *f = ctx->out_f;
 	struct feature fe[3];
+	struct mc_sd_check sd;
+	char *parent;
+	int rc;
 
+	if ((rc = parent_check(ctx, &parent, &sd)) != 0)
+		return rc;
 	if (ctx->out == MC_OUT_JSON) {
-		status_json(ctx, st, journal);
+		status_json(ctx, st, journal, parent, &sd);
+		free(parent);
+		mc_sd_check_free(&sd);
 		return MC_EXIT_OK;
 	}
 	fprintf(f, "layout          %s\n", layout_name(st->layout));
 	fprintf(f, "memory          cgroup v%d at %s\n", st->memory_version, st->memory_mount);
 	fprintf(f, "self            %s\n", st->self_path);
+	parent_text(f, parent, &sd);
+	free(parent);
+	mc_sd_check_free(&sd);
 	fprintf(f, "kernel patch    %s", st->patched ? "present:" : "not present");
 	for (size_t i = 0; i < st->n_patch_files; i++)
 		fprintf(f, " %s", st->patch_files_found[i]);
+	if (st->knobs_deduced)
+		fputs("\nknob files      deduced from the kernel: no group has the memory "
+		      "controller enabled yet", f);
 	fprintf(f, "\ncpus            %d online, %d NUMA node%s\n", st->cpus_online, st->numa_nodes,
 		st->numa_nodes == 1 ? "" : "s");
 	fprintf(f, "journal         %s\n",
@@ -196,6 +298,8 @@ const struct mc_cmd cmd_status_entry = {
 	.flags = CMD_NEED_HOST,
 	.summary = "show the cgroup layout, mounts, and how each knob is carried out here",
 	.help = "For every knob: native (the kernel has the file), emulated (memctl does it\n"
-		"another way) or missing (reported, not applied).\n",
+		"another way) or missing (reported, not applied).\n"
+		"Also who writes the parent (-p, or --profile FILE's parent) by systemd's\n"
+		"single-writer rule: a warning when systemd manages it without delegation.\n",
 	.exec = cmd_status_exec,
 };

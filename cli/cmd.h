@@ -1,6 +1,7 @@
 #ifndef MEMCTL_CMD_H
 #define MEMCTL_CMD_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -23,6 +24,7 @@ enum {
 	MC_EXIT_INVALID = 2,      /* bad usage, profile or value; nothing was changed */
 	MC_EXIT_HOST = 3,         /* host problem before any change (no controller, busy, journal) */
 	MC_EXIT_PARTIAL = 4,      /* apply failed and rollback failed too: run memctl rollback */
+	MC_EXIT_INCOMPLETE = 5,   /* import: profile written, some settings not converted */
 };
 
 enum mc_output {
@@ -39,6 +41,7 @@ struct mc_ctx {
 	const char *prog;
 	enum mc_output out;
 	const char *parent;       /* -p: default "self" */
+	bool parent_set;          /* -p was given (import's default parent is "/") */
 	const char *state_dir;    /* -s / MEMCTL_STATE_DIR, default /run/memctl */
 	const char *cgroup_root;  /* --cgroup-root / MEMCTL_CGROUP_ROOT (tests) */
 	int fake_version;         /* MEMCTL_CGROUP_VERSION with cgroup_root */
@@ -81,8 +84,19 @@ extern const struct mc_cmd cmd_rollback_entry;
 extern const struct mc_cmd cmd_run_entry;
 extern const struct mc_cmd cmd_top_entry;
 extern const struct mc_cmd cmd_shell_entry;
+extern const struct mc_cmd cmd_import_entry;
+extern const struct mc_cmd cmd_completion_entry;
 
 extern const struct mc_cmd *const mc_cmd_table[];
+
+/*
+ * The options, for getopt_long and for the generated shell completion:
+ * mc_longopts (NULL-terminated), mc_shortopts, and the help text that
+ * describes each one ("  -p, --parent PATH   text").
+ */
+extern const struct option mc_longopts[];
+extern const char mc_shortopts[];
+extern const char mc_options_help[];
 
 /*
  * Finds a command by name, alias or unique prefix. Returns it, or NULL and

@@ -3,6 +3,7 @@
  * live host and running the transaction, with the messages an operator sees.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -302,6 +303,10 @@ void mc_print_step(FILE *f, const char *prefix, const struct mc_step *s, bool re
 
 	if (s->kind == MC_STEP_MKDIR)
 		fprintf(f, "%screated %s", prefix, s->group);
+	else if (s->kind == MC_STEP_ENABLE)
+		fprintf(f, "%s%s: cgroup.subtree_control +memory", prefix, s->group);
+	else if (s->kind == MC_STEP_SYSCTL)
+		fprintf(f, "%s%s %" PRIu64 " -> %" PRIu64, prefix, s->file, s->old_raw, s->new_raw);
 	else if (s->kind == MC_STEP_WRITE)
 		fprintf(f, "%s%s: %s %s -> %s", prefix, s->group, s->file,
 			s->old_valid ? mc_fmt_size(s->old_raw, a) : "(new)", mc_fmt_size(s->new_raw, b));
@@ -334,6 +339,13 @@ static int run_writes(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_
 		mc_path_join(plan->parent, s->group, &abs);
 		if (s->kind == MC_STEP_MKDIR)
 			mc_err("cannot create group '%s': %s", abs ? abs : s->group, mc_strerror(r));
+		else if (s->kind == MC_STEP_SYSCTL)
+			mc_err("cannot set %s to %" PRIu64 ": %s", s->file, s->new_raw,
+			       r == -EIO ? "the kernel kept another value" : mc_strerror(r));
+		else if (s->kind == MC_STEP_ENABLE)
+			mc_err("cannot enable the memory controller for the children of '%s' "
+			       "(cgroup.subtree_control +memory): %s", abs ? abs : s->group,
+			       r == -EIO ? "the kernel did not keep it" : mc_strerror(r));
 		else if (r == -EIO)
 			mc_err("cannot set %s on '%s': the kernel kept %s instead of %s", s->file,
 			       abs ? abs : s->group, mc_fmt_size(res.readback, v),

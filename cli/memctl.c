@@ -24,6 +24,8 @@ const struct mc_cmd *const mc_cmd_table[] = {
 	&cmd_run_entry,
 	&cmd_top_entry,
 	&cmd_shell_entry,
+	&cmd_import_entry,
+	&cmd_completion_entry,
 	NULL,
 };
 
@@ -55,7 +57,7 @@ const struct mc_cmd *mc_cmd_find(const char *prog, const char *name)
 	return NULL;
 }
 
-static const char options_help[] =
+const char mc_options_help[] =
 	"Options:\n"
 	"  -p, --parent PATH       parent for relative GROUP arguments (default: self)\n"
 	"  -o, --output FORMAT     text (default) or json, for plan, get and status\n"
@@ -71,6 +73,7 @@ static const char options_help[] =
 	"  -n, --iterations N      top: stop after N refreshes\n"
 	"  -d, --delay SECONDS     top: time between refreshes (default 1)\n"
 	"      --profile FILE      top: show the engine's decisions for FILE (nothing is written)\n"
+	"                          status: say who writes FILE's parent (systemd's single writer)\n"
 	"      --sort COLUMN       top: sort siblings by COLUMN (default group)\n"
 	"      --columns LIST      top: columns to show, comma-separated (see memctl top --help)\n"
 	"  -f, --file FILE         shell: run the commands in FILE\n"
@@ -86,11 +89,12 @@ static void usage(FILE *f, const char *prog)
 		char head[64];
 
 		snprintf(head, sizeof(head), "%s %s", (*c)->name, (*c)->args);
-		fprintf(f, "  %-24s %s\n", head, (*c)->summary);
+		fprintf(f, "  %-26s %s\n", head, (*c)->summary);
 	}
 	fprintf(f, "\n%s\nExit status: 0 ok, 1 failed and rolled back, 2 invalid input,\n"
-		   "3 host problem (nothing changed), 4 failed and not fully rolled back.\n"
-		   "See memctl(8) and memctl-profile(5).\n", options_help);
+		   "3 host problem (nothing changed), 4 failed and not fully rolled back,\n"
+		   "5 import left settings out.\n"
+		   "See memctl(8) and memctl-profile(5).\n", mc_options_help);
 }
 
 static void cmd_usage(FILE *f, const char *prog, const struct mc_cmd *c)
@@ -98,7 +102,7 @@ static void cmd_usage(FILE *f, const char *prog, const struct mc_cmd *c)
 	fprintf(f, "usage: %s %s [OPTIONS] %s\n\n%s\n", prog, c->name, c->args, c->summary);
 	if (c->help)
 		fprintf(f, "\n%s", c->help);
-	fprintf(f, "\n%s", options_help);
+	fprintf(f, "\n%s", mc_options_help);
 }
 
 /* Test builds say what they carry: tests skip what a flavour cannot show. */
@@ -127,9 +131,7 @@ static int parse_delay(const char *arg, double *ret)
 	return 0;
 }
 
-int mc_main(struct mc_ctx *base, int argc, char **argv)
-{
-	static const struct option longopts[] = {
+const struct option mc_longopts[] = {
 		{ "parent", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "state-dir", required_argument, NULL, 's' },
@@ -152,6 +154,10 @@ int mc_main(struct mc_ctx *base, int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+const char mc_shortopts[] = "p:o:s:qhVbn:d:f:";
+
+int mc_main(struct mc_ctx *base, int argc, char **argv)
+{
 	struct mc_ctx ctx = *base;
 	const struct mc_cmd *cmd;
 	bool help = false, own_host = false;
@@ -159,10 +165,11 @@ int mc_main(struct mc_ctx *base, int argc, char **argv)
 	char *end;
 
 	optind = 0;   /* the shell parses many command lines */
-	while ((opt = getopt_long(argc, argv, "p:o:s:qhVbn:d:f:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, mc_shortopts, mc_longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			ctx.parent = optarg;
+			ctx.parent_set = true;
 			break;
 		case 'o':
 			if (strcmp(optarg, "json") == 0) {

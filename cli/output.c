@@ -52,6 +52,8 @@ static const char *step_action(const struct mc_step *s)
 		[MC_STEP_WRITE] = "write",
 		[MC_STEP_NOTE] = "skip",
 		[MC_STEP_RECLAIM] = "reclaim",
+		[MC_STEP_ENABLE] = "enable",
+		[MC_STEP_SYSCTL] = "sysctl",
 	};
 	return names[s->kind];
 }
@@ -75,6 +77,14 @@ static void plan_json(FILE *f, const struct mc_plan *plan)
 			} else {
 				fputs("null", f);
 			}
+		} else if (s->kind == MC_STEP_ENABLE) {
+			fputs(",\"file\":\"cgroup.subtree_control\",\"new\":\"+memory\"", f);
+		} else if (s->kind == MC_STEP_SYSCTL || (s->kind == MC_STEP_NOTE && s->knob >= MC_KNOB__COUNT)) {
+			fputs(",\"file\":", f);
+			mc_json_str(f, s->file);
+			fprintf(f, ",\"want\":%" PRIu64, s->want);
+			if (s->kind == MC_STEP_SYSCTL)
+				fprintf(f, ",\"old\":%" PRIu64 ",\"new\":%" PRIu64, s->old_raw, s->new_raw);
 		} else if (s->kind != MC_STEP_MKDIR) {
 			fprintf(f, ",\"knob\":\"%s\"", mc_knob_info(s->knob)->name);
 			fputs(",\"want\":", f);
@@ -133,9 +143,11 @@ void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *t
 
 		if (strlen(s->group) > gw)
 			gw = strlen(s->group);
-		if (s->kind == MC_STEP_WRITE && strlen(s->file) > fw)
+		if ((s->kind == MC_STEP_WRITE || s->kind == MC_STEP_SYSCTL) && strlen(s->file) > fw)
 			fw = strlen(s->file);
-		if (s->kind == MC_STEP_WRITE) {
+		if (s->kind == MC_STEP_ENABLE && fw < strlen("cgroup.subtree_control"))
+			fw = strlen("cgroup.subtree_control");
+		if (s->kind == MC_STEP_WRITE || s->kind == MC_STEP_SYSCTL) {
 			size_t l = (size_t)snprintf(val, sizeof(val), "%s -> %s",
 						    s->old_valid ? mc_fmt_size(s->old_raw, a) : "(new)",
 						    mc_fmt_size(s->new_raw, b));
@@ -162,15 +174,18 @@ void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *t
 		const char *file = "";
 
 		val[0] = '\0';
-		if (s->kind == MC_STEP_WRITE) {
+		if (s->kind == MC_STEP_WRITE || s->kind == MC_STEP_SYSCTL) {
 			file = s->file;
 			snprintf(val, sizeof(val), "%s -> %s",
 				 s->old_valid ? mc_fmt_size(s->old_raw, a) : "(new)",
 				 mc_fmt_size(s->new_raw, b));
 		} else if (s->kind == MC_STEP_NOTE) {
-			file = mc_knob_info(s->knob)->name;
+			file = s->knob < MC_KNOB__COUNT ? mc_knob_info(s->knob)->name : s->file;
 		} else if (s->kind == MC_STEP_RECLAIM) {
 			mc_fmt_reclaim(s, val, sizeof(val));
+		} else if (s->kind == MC_STEP_ENABLE) {
+			file = "cgroup.subtree_control";
+			snprintf(val, sizeof(val), "+memory");
 		}
 		fprintf(f, "  %-6s  %-*s  %-*s  %-*s  # %s\n", step_action(s), (int)gw, s->group,
 			(int)fw, file, (int)vw, val, s->reason);

@@ -107,3 +107,29 @@ char *mc_asprintf(const char *fmt, ...)
 	va_end(ap);
 	return s;
 }
+
+struct mc_quoted mc_quote_n(const char *s, size_t len)
+{
+	struct mc_quoted q;
+	size_t cut = len, o = 0;
+
+	if (cut > MC_QUOTE_MAX) {
+		cut = MC_QUOTE_MAX;
+		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+			cut--;
+	}
+	for (size_t i = 0; i < cut; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch < 0x20 || ch == 0x7f)
+			o += (size_t)snprintf(q.s + o, sizeof(q.s) - o, "\\x%02x", ch);
+		else
+			q.s[o++] = (char)ch;
+	}
+	if (cut < len) {
+		memcpy(q.s + o, "...", 3);
+		o += 3;
+	}
+	q.s[o] = '\0';
+	return q;
+}

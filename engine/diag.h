@@ -41,6 +41,20 @@ int mc_diag_format(const struct mc_diag *d, char **ret);
 
 void mc_diags_free(struct mc_diags *d);
 
+/* Longest part of a value a message quotes; longer ones end in "...". */
+#define MC_QUOTE_MAX 60
+
+struct mc_quoted {
+	char s[MC_QUOTE_MAX * 4 + 4];
+};
+
+/*
+ * A value (len bytes) as shown inside a message: control characters
+ * escaped (\xNN) so that hostile input cannot drive the terminal, long
+ * values shortened with a visible "..." (cut on a UTF-8 character boundary).
+ */
+struct mc_quoted mc_quote_n(const char *s, size_t len);
+
 /* vasprintf into a new string; NULL when out of memory. For messages and reasons. */
 char *mc_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -6,7 +6,9 @@
 /*
  * The knob table. memory.soft_limit is the v2 file of memctl's kernel patch;
  * a stock v2 kernel has no soft limit file (the policy engine emulates it with
- * memory.low). v1 has no high, low or min.
+ * memory.low). v1 has no high, low or min. reclaim_protect_active is the
+ * patch's 0/1 switch for active-set protection; the policy engine sets it
+ * from `protect: active`.
  */
 static const struct mc_knob_info knobs[MC_KNOB__COUNT] = {
 	[MC_KNOB_MAX] = { "max", "memory.limit_in_bytes", "memory.max", NULL,
@@ -21,6 +23,10 @@ static const struct mc_knob_info knobs[MC_KNOB__COUNT] = {
 			   "under pressure, groups above it are reclaimed first" },
 	[MC_KNOB_SWAP] = { "swap_max", "memory.memsw.limit_in_bytes", "memory.swap.max", NULL,
 			   "swap the group may use (v1: enforced as memory+swap)" },
+	[MC_KNOB_PROTECT_ACTIVE] = { "reclaim_protect_active", NULL, NULL,
+				     "memory.reclaim_protect_active",
+				     "1: reclaim rooted here takes inactive pages first (kernel patch)",
+				     true },
 };
 
 const struct mc_knob_info *mc_knob_info(enum mc_knob k)

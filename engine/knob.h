@@ -22,6 +22,7 @@ enum mc_knob {
 	MC_KNOB_MIN,
 	MC_KNOB_SOFT,
 	MC_KNOB_SWAP,
+	MC_KNOB_PROTECT_ACTIVE,  /* a 0/1 switch of memctl's kernel patch, not a size */
 	MC_KNOB__COUNT
 };
 
@@ -36,6 +37,7 @@ struct mc_knob_info {
 	const char *v2_file;      /* "memory.max", or NULL */
 	const char *patched_file; /* v2 file added by memctl's kernel patch, or NULL */
 	const char *help;
+	bool flag;                /* a 0/1 switch: no percentages, no page alignment */
 };
 
 /* Returns the table entry for k (k must be < MC_KNOB__COUNT). */

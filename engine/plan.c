@@ -44,6 +44,7 @@ struct pnode {
 	size_t *children;
 	size_t n_children;
 	bool exists;                      /* on the host now */
+	bool no_mem_children;             /* v2: memory not enabled for its children */
 	uint64_t raw[K];                  /* simulated current values */
 	const struct mc_group_spec *spec; /* NULL: not in the profile */
 	uint64_t want[K];                 /* abstract values asked for */
@@ -184,7 +185,7 @@ static void pstate_free(struct pstate *st)
 /* Value a knob file has in a group the kernel has just created. */
 static uint64_t knob_default(enum mc_knob k)
 {
-	return k == MC_KNOB_LOW || k == MC_KNOB_MIN ? 0 : MC_SIZE_MAX;
+	return k == MC_KNOB_LOW || k == MC_KNOB_MIN || mc_knob_info(k)->flag ? 0 : MC_SIZE_MAX;
 }
 
 static bool has_file(const struct pstate *st, enum mc_knob k)
@@ -204,6 +205,7 @@ static int pstate_load(struct pstate *st, const struct mc_snapshot *s)
 		if ((r = node_add(st, g->path, &idx)) < 0)
 			return r;
 		st->n[idx].exists = g->present;
+		st->n[idx].no_mem_children = g->no_memory_children;
 		for (int k = 0; k < K; k++)
 			st->n[idx].raw[k] = g->raw_valid[k] ? g->raw[k] : knob_default(k);
 	}
@@ -332,7 +334,7 @@ static void apply_settings(struct build *b, size_t idx, uint64_t page)
 
 		if (strcmp(set->group, nd->path) != 0)
 			continue;
-		if (v != MC_SIZE_MAX)
+		if (v != MC_SIZE_MAX && !mc_knob_info(set->knob)->flag)
 			v -= v % page;
 		nd->want[set->knob] = v;
 		nd->wanted[set->knob] = true;
@@ -398,7 +400,7 @@ static int resolve_group(struct build *b, const struct mc_group_spec *g, const c
 				goto out;
 			continue;
 		}
-		if (v != MC_SIZE_MAX)
+		if (v != MC_SIZE_MAX && !mc_knob_info(k)->flag)
 			v -= v % page;
 		st->n[idx].want[k] = v;
 		st->n[idx].wanted[k] = true;
@@ -723,6 +725,97 @@ static int add_reclaims(struct build *b)
 	return 0;
 }
 
+static int add_group_step(struct mc_plan *plan, enum mc_step_kind kind, const char *group,
+			  const char *reason)
+{
+	struct mc_step step = { .kind = kind, .group = strdup(group), .reason = strdup(reason) };
+	int r;
+
+	if (!step.group || !step.reason || (r = step_add(plan, &step)) < 0) {
+		free(step.group);
+		free(step.reason);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * reclaim.kernel_per_node: the patched kernel's host-wide cap on direct
+ * reclaimers per NUMA node, written after the groups' settings. A kernel
+ * without the sysctl gets a note, not silence.
+ */
+#define SYSCTL_RECLAIMERS "vm.max_reclaimers_per_node"
+
+static int add_sysctl(struct mc_plan *plan, const struct mc_profile *p, const struct mc_snapshot *s)
+{
+	struct mc_step step = { .kind = MC_STEP_SYSCTL, .file = SYSCTL_RECLAIMERS,
+				.knob = MC_KNOB__COUNT };
+	int r;
+
+	if (!p->has_kernel_per_node || s->kernel_per_node == (long)p->kernel_per_node)
+		return 0;
+	step.want = step.new_raw = (uint64_t)p->kernel_per_node;
+	if (s->kernel_per_node < 0) {
+		step.kind = MC_STEP_NOTE;
+		step.reason = mc_asprintf("reclaim.kernel_per_node %u not applied: this kernel has no "
+					  "%s (memctl kernel patch)", p->kernel_per_node,
+					  SYSCTL_RECLAIMERS);
+	} else {
+		step.old_raw = (uint64_t)s->kernel_per_node;
+		step.old_valid = true;
+		step.reason = mc_asprintf("profile: reclaim.kernel_per_node %u (host-wide: at most "
+					  "that many tasks reclaim directly per NUMA node; 0 = no cap)",
+					  p->kernel_per_node);
+	}
+	step.group = strdup("");
+	if (!step.group || !step.reason || (r = step_add(plan, &step)) < 0) {
+		free(step.group);
+		free(step.reason);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static bool has_spec_child(const struct pstate *st, size_t i)
+{
+	for (size_t c = 0; c < st->n[i].n_children; c++)
+		if (st->n[st->n[i].children[c]].spec)
+			return true;
+	return false;
+}
+
+/*
+ * v2: a group in the profile gets memory.* files only when its parent
+ * enables the memory controller for its children. memctl enables it in
+ * groups it creates, never in an existing group: that would change what
+ * the group's other children are charged and limited by.
+ */
+static int check_delegation(struct build *b)
+{
+	for (size_t i = 0; i < b->st.len; i++) {
+		const struct pnode *nd = &b->st.n[i], *pa;
+		char *m;
+		int r;
+
+		if (!nd->spec || nd->parent == NO_NODE)
+			continue;
+		pa = &b->st.n[nd->parent];
+		if (!pa->exists || !pa->no_mem_children)
+			continue;
+		m = mc_asprintf("%s '%s' does not enable the memory controller for its children "
+				"(no 'memory' in its cgroup.subtree_control), so '%s' would have no "
+				"memory.* files; enable it there first (echo +memory > "
+				"cgroup.subtree_control) or choose another parent",
+				pa->path[0] ? "group" : "parent", pa->path[0] ? pa->path : b->s->parent,
+				nd->path);
+		r = m ? add_diag(b, &nd->spec->pos, nd->keypath, m) : -ENOMEM;
+		free(m);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int mc_plan_build(const struct mc_profile *p, const struct mc_snapshot *s,
 		  const struct mc_caps *caps, const struct mc_plan_opts *o,
 		  struct mc_plan *ret, struct mc_diags *diags)
@@ -766,25 +859,35 @@ int mc_plan_build(const struct mc_profile *p, const struct mc_snapshot *s,
 		goto fail;
 	}
 
-	/* Groups are created parents first: nodes were added in preorder. */
-	for (size_t i = 0; i < b.st.len; i++) {
-		struct mc_step step = { .kind = MC_STEP_MKDIR };
+	if (caps->ver == MC_CGV2 && (r = check_delegation(&b)) < 0)
+		goto fail;
+	if (b.errors) {
+		r = -EINVAL;
+		goto fail;
+	}
 
+	/*
+	 * Groups are created parents first: nodes were added in preorder. On
+	 * v2 a new group with children in the profile enables the memory
+	 * controller for them right after it is created (it has no processes).
+	 */
+	for (size_t i = 0; i < b.st.len; i++) {
 		if (!b.st.n[i].spec || b.st.n[i].exists)
 			continue;
-		step.group = strdup(b.st.n[i].path);
-		step.reason = strdup("in the profile, not on the host");
-		if (!step.group || !step.reason || (r = step_add(&plan, &step)) < 0) {
-			free(step.group);
-			free(step.reason);
-			r = -ENOMEM;
+		if ((r = add_group_step(&plan, MC_STEP_MKDIR, b.st.n[i].path,
+					"in the profile, not on the host")) < 0)
 			goto fail;
-		}
+		if (caps->ver == MC_CGV2 && has_spec_child(&b.st, i) &&
+		    (r = add_group_step(&plan, MC_STEP_ENABLE, b.st.n[i].path,
+					"its children in the profile need memory.* files")) < 0)
+			goto fail;
 	}
 	for (size_t i = 0; i < b.st.len; i++)
 		if (b.st.n[i].spec && (r = add_notes(&b, i)) < 0)
 			goto fail;
 	if ((r = order_writes(&b)) < 0)
+		goto fail;
+	if ((r = add_sysctl(&plan, p, s)) < 0)
 		goto fail;
 	if ((r = add_reclaims(&b)) < 0)
 		goto fail;
@@ -803,7 +906,7 @@ size_t mc_plan_n_changes(const struct mc_plan *plan)
 	size_t n = 0;
 
 	for (size_t i = 0; i < plan->n; i++)
-		if (plan->steps[i].kind == MC_STEP_MKDIR || plan->steps[i].kind == MC_STEP_WRITE)
+		if (mc_step_changes(&plan->steps[i]))
 			n++;
 	return n;
 }

@@ -22,7 +22,10 @@ enum mc_step_kind {
 	MC_STEP_WRITE,   /* write a knob file */
 	MC_STEP_NOTE,    /* a setting this host cannot carry out: shown, not executed */
 	MC_STEP_RECLAIM, /* reclaim bytes from a group (a policy decision; not journaled) */
+	MC_STEP_ENABLE,  /* v2: enable the memory controller for a new group's children */
+	MC_STEP_SYSCTL,  /* vm.max_reclaimers_per_node (old_raw -> new_raw); group is "" */
 };
+
 
 struct mc_step {
 	enum mc_step_kind kind;
@@ -38,6 +41,13 @@ struct mc_step {
 	size_t n_nodes;
 	char *reason;
 };
+
+/* Whether a step changes the host (and is journaled): MKDIR, ENABLE, WRITE, SYSCTL. */
+static inline bool mc_step_changes(const struct mc_step *s)
+{
+	return s->kind == MC_STEP_MKDIR || s->kind == MC_STEP_ENABLE || s->kind == MC_STEP_WRITE ||
+	       s->kind == MC_STEP_SYSCTL;
+}
 
 struct mc_plan {
 	char *parent;         /* absolute cgroup path */

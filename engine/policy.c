@@ -46,7 +46,8 @@
  *    parent's limit. A cap is never below the child's soft limit (the
  *    planner requires soft_limit <= max) and the child's own profile
  *    groups follow it down (their max may not exceed their parent's).
- *    The patched kernel's active-set knob is not driven yet: a note says so.
+ *    With memctl's kernel patch, memory.reclaim_protect_active is set in
+ *    the group and its profile ancestors too (protect_switches).
  * 3. THP. A group is a THP group with thp: true, or with thp unset and
  *    anon_thp (v1: rss_huge) > 0; thp: false is the operator's word. Where
  *    memory.high exists its value (profile's, else live) goes through
@@ -784,11 +785,15 @@ static int split_node(struct build *b, size_t i)
 		soft[k] = to_pages_up(c->soft, b->page);
 		prot[k] = to_pages_up(c->protect, b->page);
 		/*
-		 * cgroup v1 has no memory.low to say how much of a working set
-		 * to keep, and the estimate lags the job: keep protect: active
-		 * groups out of memctl's reclaim altogether (DESIGN.md).
+		 * The estimate lags the job: while it is idle its pages turn
+		 * inactive and the estimate follows them down. memctl's own
+		 * reclaim is rooted at the group, where neither memory.low nor
+		 * the patch's switch protects it, so it would take the working
+		 * set itself. Keep protect: active groups out of memctl's
+		 * reclaim altogether; the kernel's reclaim sees memory.low (v2)
+		 * or the siblings' caps (v1) (DESIGN.md).
 		 */
-		if (b->caps->ver == MC_CGV1 && c->spec && c->spec->protect == MC_PROTECT_ACTIVE)
+		if (c->spec && c->spec->protect == MC_PROTECT_ACTIVE)
 			prot[k] = usage[k];
 		stream[k] = c->streaming;
 		if (soft[k] != MC_SIZE_MAX && usage[k] > max64(soft[k], prot[k]))
@@ -1250,10 +1255,72 @@ static void nodes_free(struct build *b)
 	free(b->n);
 }
 
+/*
+ * The patched kernel's active-set switch: reclaim rooted at a group with
+ * memory.reclaim_protect_active=1 takes inactive pages first, and only from
+ * groups whose inactive lists are not low. Pressure on a protect: active
+ * group comes from its own limit or an ancestor's, so the switch is on in
+ * the group and in every profile ancestor of it, off in the other profile
+ * groups (unless the profile sets it). The profile's parent is not memctl's
+ * to write: a note says when a top-level group needs it there.
+ */
+/* Sets the switch of g (path) and its subtree; *ret_on: protect: active in it. */
+static int switch_walk(struct build *b, const struct mc_group_spec *g, const char *ppath,
+		       bool *ret_on)
+{
+	char *path = *ppath ? mc_asprintf("%s/%s", ppath, g->name) : strdup(g->name);
+	bool on = g->protect == MC_PROTECT_ACTIVE;
+	int r = path ? 0 : -ENOMEM;
+
+	for (size_t c = 0; r == 0 && c < g->n_children; c++) {
+		bool kid = false;
+
+		r = switch_walk(b, &g->children[c], path, &kid);
+		on |= kid;
+	}
+	if (r == 0 && g->knob[MC_KNOB_PROTECT_ACTIVE].kind == MC_SIZE_UNSET)
+		r = push_setting(b, path, MC_KNOB_PROTECT_ACTIVE, on,
+				 strdup(on ? (g->protect == MC_PROTECT_ACTIVE ?
+					      "protect: active: its own reclaim takes inactive pages first" :
+					      "protect: active below: reclaim rooted here takes inactive pages first")
+					   : "no protect: active here or below"));
+	free(path);
+	*ret_on = on;
+	return r;
+}
+
+/*
+ * The patched kernel's active-set switch: reclaim rooted at a group with
+ * memory.reclaim_protect_active=1 takes inactive pages first, and only from
+ * groups whose inactive lists are not low. Pressure on a protect: active
+ * group comes from its own limit or an ancestor's, so the switch is on in
+ * the group and in every profile ancestor of it, off in the other profile
+ * groups (unless the profile sets it). It depends on the profile alone, so
+ * groups about to be created get it too. The profile's parent is not
+ * memctl's to write: a note says when its limit reclaims with the switch off.
+ */
+static int protect_switches(struct build *b)
+{
+	const struct mc_group_snap *g = b->n[0].g;
+	bool top = false;
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < b->p->n_groups; i++) {
+		bool on = false;
+
+		r = switch_walk(b, &b->p->groups[i], "", &on);
+		top |= on;
+	}
+	if (r == 0 && top && g && g->raw_valid[MC_KNOB_MAX] && g->raw[MC_KNOB_MAX] != MC_SIZE_MAX &&
+	    g->raw_valid[MC_KNOB_PROTECT_ACTIVE] && g->raw[MC_KNOB_PROTECT_ACTIVE] == 0)
+		r = push_note(b, mc_asprintf("reclaim at the limit of the profile's parent '%s' does not protect active sets: its memory.reclaim_protect_active is 0, and memctl writes only the profile's groups",
+					   b->s->parent));
+	return r;
+}
+
 static int decide(struct build *b)
 {
 	char *numa_names = NULL;
-	bool active = false;
 	int r;
 
 	if ((r = build_nodes(b)) < 0)
@@ -1266,7 +1333,6 @@ static int decide(struct build *b)
 		node_soft(b, nd);
 		if ((r = node_high(b, nd)) < 0)
 			return r;
-		active |= nd->spec->protect == MC_PROTECT_ACTIVE;
 	}
 	if ((r = demand_pass(b)) < 0)
 		return r;
@@ -1312,8 +1378,7 @@ static int decide(struct build *b)
 		if (r < 0)
 			return r;
 	}
-	if (active && b->caps->patched &&
-	    (r = push_note(b, strdup("active-set protection knob: not driven yet"))) < 0)
+	if (b->caps->file[MC_KNOB_PROTECT_ACTIVE] && (r = protect_switches(b)) < 0)
 		return r;
 	for (size_t i = 1; i < b->len; i++) {
 		const struct node *nd = &b->n[i];

@@ -49,7 +49,6 @@
 #define PROFILE_MAX_INTERVAL_MS UINT64_C(3600000)
 #define PROFILE_DEFAULT_INTERVAL_MS 5000
 #define PROFILE_MAX_CONCURRENCY 1024
-#define QUOTE_MAX 60
 
 enum node_type {
 	NODE_SCALAR,
@@ -102,42 +101,12 @@ struct ctx {
 
 /* ---- messages ---- */
 
-struct quoted {
-	char s[QUOTE_MAX * 4 + 4];
-};
-
-/*
- * A value as shown inside a message: control characters escaped so that a
- * hostile profile cannot drive the terminal, long values shortened with a
- * visible "..." (cut on a UTF-8 character boundary).
- */
-static struct quoted quote_n(const char *s, size_t len)
+static struct mc_quoted quote_n(const char *s, size_t len)
 {
-	struct quoted q;
-	size_t cut = len, o = 0;
-
-	if (cut > QUOTE_MAX) {
-		cut = QUOTE_MAX;
-		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
-			cut--;
-	}
-	for (size_t i = 0; i < cut; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch < 0x20 || ch == 0x7f)
-			o += (size_t)snprintf(q.s + o, sizeof(q.s) - o, "\\x%02x", ch);
-		else
-			q.s[o++] = (char)ch;
-	}
-	if (cut < len) {
-		memcpy(q.s + o, "...", 3);
-		o += 3;
-	}
-	q.s[o] = '\0';
-	return q;
+	return mc_quote_n(s, len);
 }
 
-static struct quoted quote(const char *s)
+static struct mc_quoted quote(const char *s)
 {
 	return quote_n(s, strlen(s));
 }
@@ -857,6 +826,11 @@ static void parse_knob(struct ctx *c, const struct field *f, void *obj, enum mc_
 		size_error(c, f, text, why);
 		return;
 	}
+	if (mc_knob_info(k)->flag && (sz.kind != MC_SIZE_BYTES || sz.bytes > 1)) {
+		perr(c, f->val_pos, f->path, "'%s' is a switch: 0 or 1, not '%s'",
+		     mc_knob_info(k)->name, quote(text).s);
+		return;
+	}
 	g->knob[k] = sz;
 	g->knob_pos[k] = f->val_pos;
 }
@@ -1214,24 +1188,46 @@ static void parse_interval(struct ctx *c, const struct field *f, void *obj)
 	p->interval_ms = ms;
 }
 
+/* A small whole number in [lo, hi]; range says so in the message. */
+static bool parse_count(struct ctx *c, const struct field *f, long lo, long hi,
+			const char *range, long *ret)
+{
+	const char *text = expect_scalar(c, f, "an integer");
+	size_t n;
+	long v = -1;
+
+	if (!text)
+		return false;
+	n = strspn(text, "0123456789");
+	if (n > 0 && n <= 5 && text[n] == '\0')
+		v = strtol(text, NULL, 10);
+	if (v < lo || v > hi) {
+		perr(c, f->val_pos, f->path, "%s '%s' is not an integer from %s to %ld", f->name,
+		     quote(text).s, range, hi);
+		return false;
+	}
+	*ret = v;
+	return true;
+}
+
 static void parse_concurrency(struct ctx *c, const struct field *f, void *obj)
 {
 	struct mc_profile *p = obj;
-	const char *text = expect_scalar(c, f, "an integer");
-	unsigned long v = 0;
-	size_t n;
+	long v;
 
-	if (!text)
-		return;
-	n = strspn(text, "0123456789");
-	if (n > 0 && n <= 5 && text[n] == '\0')
-		v = strtoul(text, NULL, 10);
-	if (v < 1 || v > PROFILE_MAX_CONCURRENCY) {
-		perr(c, f->val_pos, f->path, "concurrency '%s' is not an integer from 1 to %d",
-		     quote(text).s, PROFILE_MAX_CONCURRENCY);
-		return;
+	if (parse_count(c, f, 1, PROFILE_MAX_CONCURRENCY, "1", &v))
+		p->concurrency = (unsigned)v;
+}
+
+static void parse_kernel_per_node(struct ctx *c, const struct field *f, void *obj)
+{
+	struct mc_profile *p = obj;
+	long v;
+
+	if (parse_count(c, f, 0, PROFILE_MAX_CONCURRENCY, "0 (no cap)", &v)) {
+		p->kernel_per_node = (unsigned)v;
+		p->has_kernel_per_node = true;
 	}
-	p->concurrency = (unsigned)v;
 }
 
 static void parse_numa(struct ctx *c, const struct field *f, void *obj)
@@ -1269,6 +1265,7 @@ static void parse_numa(struct ctx *c, const struct field *f, void *obj)
 
 static const struct key_def reclaim_keys[] = {
 	{ "concurrency", parse_concurrency },
+	{ "kernel_per_node", parse_kernel_per_node },
 	{ "numa", parse_numa },
 };
 

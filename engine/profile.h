@@ -57,6 +57,9 @@ struct mc_profile {
 	struct mc_pos parent_pos;
 	uint64_t interval_ms;       /* default 5000 */
 	unsigned concurrency;       /* reclaim.concurrency, default 1 */
+	bool has_kernel_per_node;   /* reclaim.kernel_per_node given (else leave the sysctl) */
+	unsigned kernel_per_node;   /* the patched kernel's cap on direct reclaimers per
+	                               node, 0 = no cap */
 	enum mc_numa_mode numa;
 	struct mc_group_spec *groups;
 	size_t n_groups;

@@ -35,6 +35,8 @@ struct mc_psi {
 struct mc_group_snap {
 	char *path;          /* relative to the snapshot's parent; "" is the parent */
 	bool present;        /* false: the group vanished while being read */
+	/* v2: cgroup.subtree_control does not enable memory, so children get no knobs */
+	bool no_memory_children;
 	/* Raw file values per knob (v1 swap: memory+swap), MC_SIZE_MAX = no limit. */
 	uint64_t raw[MC_KNOB__COUNT];
 	bool raw_valid[MC_KNOB__COUNT];
@@ -50,6 +52,8 @@ struct mc_group_snap {
 struct mc_snapshot {
 	char *parent;            /* absolute cgroup path of the parent, "/..." */
 	uint64_t parent_limit;   /* effective limit at the parent: min of ancestors' max, or RAM */
+	/* vm.max_reclaimers_per_node of memctl's kernel patch; -1: no such sysctl */
+	long kernel_per_node;
 	struct mc_group_snap *groups;  /* [0] is the parent itself, then preorder */
 	size_t n;
 };

@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -253,6 +254,25 @@ static int read_knob_at(struct mc_host *h, int gfd, const char *file, uint64_t *
 	return mc_parse_knob_value(h->buf.p, len, ret);
 }
 
+int host_write_begin(struct mc_host *h)
+{
+	h->n_write_calls++;
+#ifdef MEMCTL_FAULT_INJECTION
+	if (h->fail_write_at && h->n_write_calls == h->fail_write_at)
+		return -h->fail_write_err;
+#endif
+	return 0;
+}
+
+void host_write_done(struct mc_host *h)
+{
+	h->n_writes_ok++;
+#ifdef MEMCTL_FAULT_INJECTION
+	if (h->stop_after_write && h->n_writes_ok == h->stop_after_write)
+		raise(SIGSTOP);
+#endif
+}
+
 int mc_host_read_knob(struct mc_host *h, const char *group, enum mc_knob k, uint64_t *ret)
 {
 	int gfd, r;
@@ -278,11 +298,8 @@ int mc_host_write_knob(struct mc_host *h, const char *group, enum mc_knob k, uin
 	ssize_t n;
 	int gfd, fd, len, r;
 
-	h->n_write_calls++;
-#ifdef MEMCTL_FAULT_INJECTION
-	if (h->fail_write_at && h->n_write_calls == h->fail_write_at)
-		return -h->fail_write_err;
-#endif
+	if ((r = host_write_begin(h)) < 0)
+		return r;
 	if ((int)k < 0 || k >= MC_KNOB__COUNT)
 		return -EINVAL;
 	if (!h->caps.file[k])
@@ -306,11 +323,7 @@ int mc_host_write_knob(struct mc_host *h, const char *group, enum mc_knob k, uin
 	close(fd);
 	if (r < 0)
 		goto out;
-	h->n_writes_ok++;
-#ifdef MEMCTL_FAULT_INJECTION
-	if (h->stop_after_write && h->n_writes_ok == h->stop_after_write)
-		raise(SIGSTOP);
-#endif
+	host_write_done(h);
 	r = read_knob_at(h, gfd, h->caps.file[k], &back);
 	if (r < 0)
 		goto out;
@@ -351,6 +364,71 @@ int mc_host_rmdir(struct mc_host *h, const char *group)
 		return r;
 	r = unlinkat(pfd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
 	close(pfd);
+	return r;
+}
+
+bool host_has_word(const char *text, const char *word)
+{
+	size_t wl = strlen(word);
+
+	for (const char *p = text; (p = strstr(p, word)); p += wl)
+		if ((p == text || isspace((unsigned char)p[-1])) &&
+		    (p[wl] == '\0' || isspace((unsigned char)p[wl])))
+			return true;
+	return false;
+}
+
+/* Writes text to file of the group open at gfd, in one write(2). */
+static int write_text_at(int gfd, const char *file, const char *text)
+{
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd, r;
+
+	fd = openat(gfd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	r = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
+	close(fd);
+	return r;
+}
+
+int mc_host_write_text(struct mc_host *h, const char *group, const char *file, const char *text)
+{
+	int gfd, r;
+
+	if (strchr(file, '/'))
+		return -EINVAL;
+	r = walk(h, group, O_PATH, &gfd, NULL);
+	if (r < 0)
+		return r;
+	r = write_text_at(gfd, file, text);
+	close(gfd);
+	return r;
+}
+
+int mc_host_delegate_memory(struct mc_host *h, const char *group, bool on)
+{
+	size_t got;
+	int gfd, r;
+
+	if ((r = host_write_begin(h)) < 0)
+		return r;
+	if (h->caps.ver != MC_CGV2)
+		return -EOPNOTSUPP;
+	r = walk(h, group, O_PATH, &gfd, NULL);
+	if (r < 0)
+		return r;
+	r = write_text_at(gfd, "cgroup.subtree_control", on ? "+memory" : "-memory");
+	if (r < 0)
+		goto out;
+	host_write_done(h);
+	r = cgfs_read_at(&h->buf, gfd, "cgroup.subtree_control", &got);
+	if (r == 0 && host_has_word(h->buf.p, "memory") != on)
+		r = -EIO;
+out:
+	close(gfd);
 	return r;
 }
 

@@ -461,6 +461,12 @@ static const struct knob_how knob_hows[] = {
 	{ MC_CGV2, MC_KNOB_SWAP, true, MC_MECH_NATIVE, "memory.swap.max" },
 	{ MC_CGV2, MC_KNOB_SWAP, false, MC_MECH_MISSING,
 	  "no memory.swap.max: swap accounting is off" },
+	{ MC_CGV1, MC_KNOB_PROTECT_ACTIVE, false, MC_MECH_EMULATED,
+	  "memctl kernel patch only (v2): protect: active caps the siblings' limits instead" },
+	{ MC_CGV2, MC_KNOB_PROTECT_ACTIVE, true, MC_MECH_NATIVE,
+	  "memory.reclaim_protect_active (memctl kernel patch: reclaim takes inactive pages first)" },
+	{ MC_CGV2, MC_KNOB_PROTECT_ACTIVE, false, MC_MECH_EMULATED,
+	  "no memory.reclaim_protect_active (memctl kernel patch absent): protect: active sets memory.low alone" },
 };
 
 /* The memctl kernel patch's files (v2 only). memory.soft_limit marks the patch. */
@@ -475,6 +481,53 @@ static bool present_in(const int *dirs, int nd, const char *file)
 		if (file_in(dirs[i], file))
 			return true;
 	return false;
+}
+
+/* Whether the kernel command line has word (a whole parameter). */
+static bool cmdline_has(const char *word)
+{
+	char *text = NULL;
+	size_t len;
+	bool found;
+
+	if (read_small_file("/proc/cmdline", &text, &len) < 0)
+		return false;
+	found = host_has_word(text, word);
+	free(text);
+	return found;
+}
+
+/*
+ * v2 with the memory controller enabled in no group yet (a fresh host, a
+ * test guest): no directory shows a group's memory.* files, and the root
+ * has none of the knobs. They are deduced from the kernel instead:
+ * memory.{min,low,high,max} exist on every group the controller is enabled
+ * in; memory.swap.max unless the kernel has no swap or swapaccount=0; the
+ * patch's files when its sysctl vm.reclaim_protect_active exists (the
+ * series is applied as a whole). status says the knobs were deduced, and
+ * the next memctl run after a group exists sees the files themselves.
+ */
+static void deduce_v2_knobs(struct mc_host *h)
+{
+	struct mc_host_status *st = &h->st;
+	struct mc_caps *c = &h->caps;
+	bool patched = access("/proc/sys/vm/reclaim_protect_active", F_OK) == 0;
+	bool swap = access("/proc/swaps", F_OK) == 0 && !cmdline_has("swapaccount=0");
+
+	st->knobs_deduced = true;
+	st->psi = st->psi || access("/proc/pressure/memory", F_OK) == 0;
+	for (int k = 0; k < MC_KNOB__COUNT; k++) {
+		const struct mc_knob_info *ki = mc_knob_info((enum mc_knob)k);
+
+		c->file[k] = patched && ki->patched_file ? ki->patched_file : ki->v2_file;
+		if (k == MC_KNOB_SWAP && !swap)
+			c->file[k] = NULL;
+	}
+	if (patched)
+		for (size_t i = 0; i < sizeof(patch_files) / sizeof(patch_files[0]); i++)
+			st->patch_files_found[st->n_patch_files++] = patch_files[i];
+	c->patched = patched;
+	st->patched = patched;
 }
 
 static int detect_knobs(struct mc_host *h)
@@ -493,6 +546,13 @@ static int detect_knobs(struct mc_host *h)
 		dirs[nd++] = childfd;
 
 	c->ver = st->memory_version;
+	st->psi = present_in(dirs, nd, "memory.pressure");
+	st->numa_stat = present_in(dirs, nd, "memory.numa_stat");
+	st->reclaim = present_in(dirs, nd, "memory.reclaim");
+	if (!v1 && !present_in(dirs, nd, "memory.current")) {
+		deduce_v2_knobs(h);
+		goto mechs;
+	}
 	for (int k = 0; k < MC_KNOB__COUNT; k++) {
 		const struct mc_knob_info *ki = mc_knob_info((enum mc_knob)k);
 		const char *f = v1 ? ki->v1_file : ki->v2_file;
@@ -501,9 +561,6 @@ static int detect_knobs(struct mc_host *h)
 			f = ki->patched_file;
 		c->file[k] = f && present_in(dirs, nd, f) ? f : NULL;
 	}
-	st->psi = present_in(dirs, nd, "memory.pressure");
-	st->numa_stat = present_in(dirs, nd, "memory.numa_stat");
-	st->reclaim = present_in(dirs, nd, "memory.reclaim");
 	if (!v1) {
 		for (size_t i = 0; i < sizeof(patch_files) / sizeof(patch_files[0]); i++)
 			if (present_in(dirs, nd, patch_files[i]))
@@ -511,7 +568,7 @@ static int detect_knobs(struct mc_host *h)
 	}
 	c->patched = !v1 && c->file[MC_KNOB_SOFT] != NULL;
 	st->patched = c->patched;
-
+mechs:
 	for (int k = 0; k < MC_KNOB__COUNT; k++) {
 		bool present = c->file[k] != NULL;
 
@@ -608,6 +665,18 @@ int mc_host_open(const struct mc_host_opts *o, struct mc_host **ret)
 	r = read_mem_total(&h->caps.mem_total, &h->st.swap_total);
 	if (r < 0)
 		goto fail;
+	/* A fake tree simulates a host, its RAM included (golden outputs). */
+	if (h->fake && getenv("MEMCTL_FAKE_MEM_TOTAL")) {
+		struct mc_size sz;
+		const char *why;
+
+		if (mc_size_parse(getenv("MEMCTL_FAKE_MEM_TOTAL"), &sz, &why) < 0 ||
+		    sz.kind != MC_SIZE_BYTES) {
+			r = -EINVAL;
+			goto fail;
+		}
+		h->caps.mem_total = sz.bytes;
+	}
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	h->st.cpus_online = cpus > 0 ? (int)cpus : 1;
 	h->st.numa_nodes = count_numa_nodes();

@@ -32,6 +32,7 @@ enum host_file {
 	HOST_FILE_FAILCNT,
 	HOST_FILE_OOM,
 	HOST_FILE_PRESSURE,
+	HOST_FILE_SUBTREE,          /* v2 cgroup.subtree_control */
 	HOST_FILE__COUNT
 };
 
@@ -111,6 +112,17 @@ int cgfs_read_fd(struct host_buf *b, int fd, size_t *ret_len);
 int cgfs_read_at(struct host_buf *b, int dirfd, const char *file, size_t *ret_len);
 
 void host_buf_free(struct host_buf *b);
+
+/*
+ * Around every write that changes the host (knob, subtree_control, sysctl):
+ * begin counts it and returns the test-only injected failure, if any; done
+ * counts a write that succeeded (and stops the process there when asked).
+ */
+int host_write_begin(struct mc_host *h);
+void host_write_done(struct mc_host *h);
+
+/* Whether word is one of the whitespace-separated words of text. */
+bool host_has_word(const char *text, const char *word);
 
 /*
  * Reads MEMCTL_FAIL_WRITE / MEMCTL_STOP_AFTER_WRITE into h when compiled

@@ -57,6 +57,8 @@ struct mc_host_status {
 	bool patched;                 /* memctl kernel patch detected */
 	const char *patch_files_found[8]; /* names of the patch's knobs found */
 	size_t n_patch_files;
+	bool knobs_deduced;           /* v2 with no memory-enabled group yet: knob files
+	                                 deduced from the kernel, not seen */
 	struct {
 		enum mc_mech mech;
 		const char *how;          /* one line: file used, or why emulated/missing */
@@ -128,6 +130,45 @@ int mc_host_reclaim_v2(struct mc_host *h, const char *group, uint64_t bytes, int
 int mc_host_mkdir(struct mc_host *h, const char *group);
 int mc_host_rmdir(struct mc_host *h, const char *group);
 bool mc_host_group_exists(struct mc_host *h, const char *group);
+
+/*
+ * v2: enables (on) or disables the memory controller for group's children
+ * through its cgroup.subtree_control, then reads it back (-EIO when the
+ * kernel did not take it). -EOPNOTSUPP on v1. Counts as a write for the
+ * failure injection.
+ */
+int mc_host_delegate_memory(struct mc_host *h, const char *group, bool on);
+
+/*
+ * memctl's kernel patch's sysctls ("vm.max_reclaimers_per_node"; no other
+ * name is accepted: -EPERM). -ENOENT when the kernel has none (or the host
+ * is a fake tree). write reads the value back (-EIO when it differs) and
+ * counts as a write for the failure injection.
+ */
+int mc_host_sysctl_read(struct mc_host *h, const char *name, long *ret);
+int mc_host_sysctl_write(struct mc_host *h, const char *name, long v);
+
+/* Writes text to a file of group in one write(2) (cgroup.procs...). No read-back. */
+int mc_host_write_text(struct mc_host *h, const char *group, const char *file, const char *text);
+
+/*
+ * memctl run's own group on cgroup v2: GROUP = SELF/NAME, created if
+ * missing, memctl's process moved into it, the memory controller enabled
+ * in SELF (memctl's own cgroup; possible only when no other process is
+ * left there), then memory.min and memory.low of protect bytes (page
+ * aligned) on GROUP, so reclaim leaves memctl's memory alone. On failure
+ * nothing is left changed that can be undone: the process moves back and a
+ * group it created is removed. *ret_what names the step that failed.
+ * Returns 0, -EOPNOTSUPP on v1 (no memory.min), or the step's -errno.
+ */
+struct mc_self_group {
+	char *self;             /* where memctl ran before */
+	char *group;            /* its own group now */
+	uint64_t protect;       /* memory.min and memory.low written */
+};
+int mc_host_self_group_enter(struct mc_host *h, const char *name, uint64_t protect,
+			     struct mc_self_group *ret, const char **ret_what);
+void mc_self_group_free(struct mc_self_group *g);
 
 /* Joins parent and a relative group path into a new absolute cgroup path. */
 int mc_path_join(const char *parent, const char *rel, char **ret);

@@ -55,6 +55,7 @@ static const struct {
 	[HOST_FILE_FAILCNT] = { "memory.failcnt", NULL },
 	[HOST_FILE_OOM] = { "memory.oom_control", NULL },
 	[HOST_FILE_PRESSURE] = { "memory.pressure", "memory.pressure" },
+	[HOST_FILE_SUBTREE] = { NULL, "cgroup.subtree_control" },
 };
 
 const char *host_slot_file(const struct mc_host *h, int f)
@@ -337,6 +338,9 @@ static int group_read(struct mc_host *h, struct host_group *g, struct mc_group_s
 		}
 		case HOST_FILE_PRESSURE:
 			r = mc_parse_psi(h->buf.p, len, &gs->psi);
+			break;
+		case HOST_FILE_SUBTREE:
+			gs->no_memory_children = !host_has_word(h->buf.p, "memory");
 			break;
 		}
 		if (r < 0)
@@ -713,6 +717,8 @@ int mc_host_snapshot(struct mc_host *h, const char *parent, struct mc_snapshot *
 	r = effective_limit(h, s.parent, &s.parent_limit);
 	if (r < 0)
 		goto fail;
+	if (mc_host_sysctl_read(h, "vm.max_reclaimers_per_node", &s.kernel_per_node) < 0)
+		s.kernel_per_node = -1;
 	*ret = s;
 	return 0;
 fail:

@@ -181,12 +181,17 @@ static int journal_write(struct mc_lock *l, const char *name, const struct mc_pl
 		const struct mc_step *s = &plan->steps[i];
 		char *abs;
 
-		if (s->kind != MC_STEP_MKDIR && s->kind != MC_STEP_WRITE)
+		if (!mc_step_changes(s))
 			continue;
 		if ((r = mc_path_join(plan->parent, s->group, &abs)) < 0)
 			break;
 		if (s->kind == MC_STEP_MKDIR) {
 			fprintf(f, "mkdir %s\n", abs);
+		} else if (s->kind == MC_STEP_ENABLE) {
+			fprintf(f, "enable memory %s\n", abs);
+		} else if (s->kind == MC_STEP_SYSCTL) {
+			fprintf(f, "sysctl %s %" PRIu64 " %" PRIu64 "\n", s->file, s->old_raw,
+				s->new_raw);
 		} else {
 			fmt_raw(s->old_raw, old);
 			fmt_raw(s->new_raw, new);
@@ -235,7 +240,7 @@ static void undo(struct mc_host *h, const struct mc_plan *plan, size_t upto,
 		char *abs;
 		int r;
 
-		if (s->kind != MC_STEP_MKDIR && s->kind != MC_STEP_WRITE)
+		if (!mc_step_changes(s))
 			continue;
 		if (mc_path_join(plan->parent, s->group, &abs) < 0) {
 			note_rollback_error(res, -ENOMEM, "undo", s->group);
@@ -245,6 +250,14 @@ static void undo(struct mc_host *h, const struct mc_plan *plan, size_t upto,
 			r = mc_host_rmdir(h, abs);
 			if (r < 0 && r != -ENOENT)
 				note_rollback_error(res, r, "removing the new group", abs);
+		} else if (s->kind == MC_STEP_ENABLE) {
+			r = mc_host_delegate_memory(h, abs, false);
+			if (r < 0 && r != -ENOENT)
+				note_rollback_error(res, r, "cgroup.subtree_control", abs);
+		} else if (s->kind == MC_STEP_SYSCTL) {
+			r = mc_host_sysctl_write(h, s->file, (long)s->old_raw);
+			if (r < 0)
+				note_rollback_error(res, r, "sysctl", s->file);
 		} else if (s->old_valid) {
 			r = mc_host_write_knob(h, abs, s->knob, s->old_raw, NULL);
 			if (r < 0)
@@ -272,12 +285,16 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const char *state_dir,
 		const struct mc_step *s = &plan->steps[i];
 		char *abs;
 
-		if (s->kind != MC_STEP_MKDIR && s->kind != MC_STEP_WRITE)
+		if (!mc_step_changes(s))
 			continue;
 		if ((r = mc_path_join(plan->parent, s->group, &abs)) < 0)
 			goto failed;
 		if (s->kind == MC_STEP_MKDIR)
 			r = mc_host_mkdir(h, abs);
+		else if (s->kind == MC_STEP_ENABLE)
+			r = mc_host_delegate_memory(h, abs, true);
+		else if (s->kind == MC_STEP_SYSCTL)
+			r = mc_host_sysctl_write(h, s->file, (long)s->new_raw);
 		else
 			r = mc_host_write_knob(h, abs, s->knob, s->new_raw, &res->readback);
 		free(abs);
@@ -298,6 +315,8 @@ failed:
 
 struct jrec {
 	bool mkdir;
+	bool enable;
+	bool sysctl;       /* path is the sysctl's name */
 	enum mc_knob knob;
 	bool old_valid;
 	uint64_t old;
@@ -353,6 +372,17 @@ static int journal_read(struct mc_lock *l, const char *name, struct jrec **ret, 
 		if (strncmp(line, "mkdir /", 7) == 0) {
 			rec.mkdir = true;
 			rec.path = strdup(line + 6);
+		} else if (strncmp(line, "enable memory /", 15) == 0) {
+			rec.enable = true;
+			rec.path = strdup(line + 14);
+		} else if (sscanf(line, "sysctl %31s %23s %23s", kn, old, new) == 3) {
+			rec.sysctl = true;
+			rec.old_valid = true;
+			if (parse_raw(old, &rec.old) < 0) {
+				r = -EBADMSG;
+				break;
+			}
+			rec.path = strdup(kn);
 		} else if (sscanf(line, "write %31s %23s %23s %n", kn, old, new, &off) == 3 && off &&
 			   line[off] == '/') {
 			if (mc_knob_lookup(kn, &rec.knob) < 0) {
@@ -426,6 +456,27 @@ static int rollback_one(struct mc_host *h, struct mc_lock *l, const char *name,
 				note_rollback_error(res, r, "removing the group created", j->path);
 			else
 				(*restored)++;
+			continue;
+		}
+		if (j->sysctl) {
+			long cur_v;
+
+			r = mc_host_sysctl_read(h, j->path, &cur_v);
+			if (r == 0 && (uint64_t)cur_v == j->old)
+				continue;
+			if (r == 0)
+				r = mc_host_sysctl_write(h, j->path, (long)j->old);
+			if (r < 0)
+				note_rollback_error(res, r, "sysctl", j->path);
+			else
+				(*restored)++;
+			continue;
+		}
+		if (j->enable) {
+			/* Only groups memctl created get this; their removal follows. */
+			r = mc_host_delegate_memory(h, j->path, false);
+			if (r < 0 && r != -ENOENT)
+				note_rollback_error(res, r, "cgroup.subtree_control", j->path);
 			continue;
 		}
 		if (!j->old_valid)

@@ -5,7 +5,8 @@
 #                       [--add HOST_PATH:GUEST_PATH]...
 #
 # Contents: busybox-static with its applets, kernel/guest-init as /init,
-# tests/guest/ (scripts) as /tests, bench/guest/*.sh as /tests/bench, the static workload programs from
+# tests/guest/ (scripts) as /tests, bench/guest/*.sh as /tests/bench,
+# the static workload programs from
 # MEMCTL_GUEST_BIN (see tests/guest/build-workloads.sh) as /tests/bin,
 # memctl and bash with every shared library ldd names (the dynamic loader
 # included) at the same paths as on the host, and the repository's
@@ -114,8 +115,8 @@ fi
 # that want them put that directory first in PATH.
 if [ -x /bin/bash ]; then
 	add_program /bin/bash /usr/bin/bash
-	for p in head dd mktemp timeout stat diff find sort seq; do
-		pp=$(command -v $p || true)
+	for p in head dd mktemp timeout stat diff find sort seq jq time df date pkill; do
+		pp=$(type -P $p || true)
 		[ -n "$pp" ] && add_program "$pp" /usr/local/gnu/$p
 	done
 fi

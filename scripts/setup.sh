@@ -8,21 +8,30 @@ cd "$(dirname "$0")/.."
 flavour=${1:-release}
 
 pkgs=(build-essential cmake pkg-config libcgroup-dev libyaml-dev libreadline-dev
-      libncurses-dev python3 groff-base man-db tmux)
-missing=()
-for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
+      libncurses-dev python3 groff-base man-db tmux jq time cgroup-tools bash-completion zsh
+      systemd bsdextrautils)  # bench/: systemd-cgtop, column
+# install_missing [APT-OPTION...] -- PKG...: installs those not yet installed.
+install_missing() {
+	local opts=() missing=() p sudo=""
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
 	echo "installing: ${missing[*]}"
-	sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
 	$sudo apt-get -o DPkg::Lock::Timeout=600 update -q
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -q "${missing[@]}"
-fi
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -q \
+		${opts[@]+"${opts[@]}"} "${missing[@]}"
+}
+install_missing -- "${pkgs[@]}"
+# Packaging and fleet-example checks (tests/dist), without recommendations:
+# ansible-core alone is enough for --syntax-check, and recommends all of ansible.
+install_missing --no-install-recommends -- dpkg-dev lintian strace ansible-core prometheus python3-yaml
 
 case $flavour in
-release) opts=(-DCMAKE_BUILD_TYPE=Release) ;;
+release) opts=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr) ;;
 test)    opts=(-DCMAKE_BUILD_TYPE=Debug -DMEMCTL_SANITIZE=ON -DMEMCTL_WERROR=ON -DMEMCTL_FAULT_INJECTION=ON) ;;
 *)       echo "usage: $0 release|test" >&2; exit 2 ;;
 esac

@@ -285,6 +285,11 @@ static char *step_text(const struct mc_step *s)
 			     s->reason ? s->reason : "");
 	else if (s->kind == MC_STEP_NOTE)
 		r = asprintf(&t, "note: %s", s->reason ? s->reason : "");
+	else if (s->kind == MC_STEP_SYSCTL)
+		r = asprintf(&t, "%s -> %llu: %s", s->file, (unsigned long long)s->new_raw,
+			     s->reason ? s->reason : "");
+	else if (s->kind == MC_STEP_ENABLE)
+		r = asprintf(&t, "enable memory for children: %s", s->reason ? s->reason : "");
 	else
 		r = asprintf(&t, "create: %s", s->reason ? s->reason : "");
 	return r < 0 ? NULL : t;

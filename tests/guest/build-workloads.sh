@@ -1,8 +1,8 @@
 #!/bin/bash
 # Build the guest's static programs into OUTDIR:
 #   tests/guest/*.c                      one program each (workloads)
-#   tests/workloads/*.c, bench/guest/*.c the shared workloads and the guest
-#                                        benchmarks' jobs (bench/guest.sh)
+#   bench/guest/*.c                      the guest benchmarks' jobs
+#   tests/workloads/*.c                  the shared workloads
 #   test_memcontrol                      the kernel's own memcg selftest,
 #                                        from KSRC/tools/testing/selftests
 # They run under busybox in the initramfs, so everything is linked -static.
@@ -12,24 +12,21 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=$1 ksrc=$2
 mkdir -p "$out"
 cc=${CC:-gcc}
-for src in "$here"/*.c; do
+# tests/guest's programs, and the guest benchmarks' (bench/guest.sh)
+for src in "$here"/*.c "$here"/../../bench/guest/*.c; do
 	[ -e "$src" ] || continue
 	bin=$out/$(basename "$src" .c)
 	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
 		$cc -static -O2 -Wall -Wextra -o "$bin" "$src"
 	fi
 done
-# The shared workloads (tests/workloads: ws-reader, streamer, mkfile,
-# resident, each linked with wl.c) and the guest benchmarks' own programs
-# (bench/guest/*.c) go in too.
-repo=$(cd "$here/../.." && pwd)
-for src in "$repo"/tests/workloads/{ws-reader,streamer,mkfile,resident}.c "$repo"/bench/guest/*.c; do
-	[ -e "$src" ] || continue
-	bin=$out/$(basename "$src" .c)
-	extra=()
-	case $src in */tests/workloads/*) extra=("$repo/tests/workloads/wl.c") ;; esac
-	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ] || { [ ${#extra[@]} -gt 0 ] && [ "${extra[0]}" -nt "$bin" ]; }; then
-		$cc -static -O2 -Wall -Wextra -Wno-unused-parameter -o "$bin" "$src" "${extra[@]}"
+# The host's test workloads (tests/workloads) too, for memctl's own
+# integration tests on v2 (MEMCTL_WORKLOADS=/tests/bin in the guest).
+wl=$here/../workloads
+for name in ws-reader streamer resident mkfile; do
+	bin=$out/$name
+	if [ ! -x "$bin" ] || [ "$wl/$name.c" -nt "$bin" ] || [ "$wl/wl.c" -nt "$bin" ]; then
+		$cc -static -O2 -Wall -Wextra -Wno-unused-parameter -I"$wl" -o "$bin" "$wl/$name.c" "$wl/wl.c"
 	fi
 done
 # The selftest is built the way its own Makefile builds it: without

@@ -16,11 +16,12 @@ set(MEMCTL_GUEST_TESTS
   "reclaimer-cap:50-reclaimer-cap.sh:ab"
   "protect-active:60-protect-active.sh:ab"
   "selftests:70-selftests.sh:ab"
-  "memctl-status:80-memctl-status.sh:patched")
-# 90-integration.sh (memctl's own integration tests on the guest's cgroup v2)
-# is not registered yet: it finds two v2 bugs in memctl's host layer (knob
-# detection with no memory-enabled child, +memory in subtree_control for
-# nested groups). Run it by hand: tests/guest/run.sh 90-integration.sh
+  "memctl-status:80-memctl-status.sh:patched"
+  "systemd-delegation:85-systemd-delegation.sh:patched"
+  "memctl-knobs:86-memctl-knobs.sh:patched"
+  "memctl-knobs-baseline:86-memctl-knobs.sh:baseline"
+  # memctl's own integration tests (tests/integration) on the guest's cgroup v2
+  "integration:90-integration.sh:patched")
 
 foreach(entry ${MEMCTL_GUEST_TESTS})
   string(REPLACE ":" ";" parts ${entry})
@@ -37,7 +38,7 @@ foreach(entry ${MEMCTL_GUEST_TESTS})
   # memctl's integration tests run one after another in one guest, up to
   # 90 s each; the guest itself gets 300 s (900 s for those).
   if(name STREQUAL "integration")
-    set(guest_timeout 900)
+    set(guest_timeout 1500)
   else()
     set(guest_timeout 300)
   endif()

@@ -31,7 +31,7 @@ mkgroup /svc/web 1073741824 805306368 0
 mkgroup /svc/web/cache max max 0
 mkgroup /svc/batch max max 0
 
-export MEMCTL_CGROUP_ROOT=$ROOT MEMCTL_CGROUP_VERSION=2 MEMCTL_FAKE_SELF=/svc MEMCTL_STATE_DIR=$T_TMP/state
+export MEMCTL_CGROUP_ROOT=$ROOT MEMCTL_CGROUP_VERSION=2 MEMCTL_FAKE_SELF=/svc MEMCTL_FAKE_MEM_TOTAL=16G MEMCTL_STATE_DIR=$T_TMP/state
 cat > "$T_TMP/p.yaml" <<'YAML'
 version: 1
 parent: self

@@ -6,7 +6,7 @@
 prereq_root
 prereq_memcg
 
-T_TMP=$(mktemp -d /var/tmp/memctl-t12.XXXXXX)   # page cache needs a real disk, not tmpfs
+T_TMP=$(disk_tmpdir) || skip "no disk-backed temporary directory (page cache needs a real disk)"
 P=$T_PREFIX-p
 limit_file=memory.max; usage_file=memory.current
 [ "$T_VERSION" = 1 ] && { limit_file=memory.limit_in_bytes; usage_file=memory.usage_in_bytes; }

@@ -77,6 +77,27 @@ cleanup() {
 
 mc() { "$MEMCTL" "$@"; }
 
+# Creates groups (paths relative to our cgroup) that hold other groups: on
+# cgroup v2 each also enables the memory controller for its children, as an
+# operator delegating a subtree to memctl would.
+mkparent() {
+	local g
+	for g; do
+		mkdir "$T_DIR/$g" || return 1
+		[ "$T_VERSION" = 2 ] && { echo +memory > "$T_DIR/$g/cgroup.subtree_control" || return 1; }
+	done
+	return 0
+}
+
+# A directory on a real disk for page cache tests (not tmpfs): /var/tmp, or
+# MEMCTL_TEST_DISKDIR (the QEMU guest's ext2 disk). Prints the new dir.
+disk_tmpdir() {
+	local d
+	d=$(mktemp -d "${MEMCTL_TEST_DISKDIR:-/var/tmp}/memctl-$T_NAME.XXXXXX") || return 1
+	[ "$(stat -f -c %T "$d")" != tmpfs ] || { rmdir "$d"; return 1; }
+	echo "$d"
+}
+
 # kernel file value of group (relative to our cgroup)
 kval() { cat "$T_DIR/$1/$2"; }
 
@@ -116,6 +137,5 @@ prereq_fault_injection() {
 
 # Number of knob writes the plan for profile $1 makes.
 plan_writes() {
-	mc -o json plan "$1" |
-		python3 -c 'import json,sys; print(sum(s["action"] == "write" for s in json.load(sys.stdin)["steps"]))'
+	mc -o json plan "$1" | jq '[.steps[] | select(.action == "write")] | length'
 }

@@ -35,6 +35,7 @@ static struct mc_caps caps_v1 = {
 struct row {
 	const char *path;
 	uint64_t raw[MC_KNOB__COUNT];
+	bool no_mem;    /* v2: its subtree_control lacks memory */
 };
 
 static void snap_from_rows(struct mc_snapshot *s, const struct row *rows, size_t n,
@@ -47,6 +48,7 @@ static void snap_from_rows(struct mc_snapshot *s, const struct row *rows, size_t
 	s->n = n;
 	for (size_t i = 0; i < n; i++) {
 		s->groups[i].path = strdup(rows[i].path);
+		s->groups[i].no_memory_children = rows[i].no_mem;
 		s->groups[i].present = true;
 		for (int k = 0; k < MC_KNOB__COUNT; k++) {
 			s->groups[i].raw[k] = rows[i].raw[k];
@@ -91,6 +93,9 @@ static char *plan_str(const struct mc_plan *p)
 
 		if (s->kind == MC_STEP_MKDIR)
 			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%smkdir %s", i ? "; " : "",
+						s->group);
+		else if (s->kind == MC_STEP_ENABLE)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%senable %s", i ? "; " : "",
 						s->group);
 		else if (s->kind == MC_STEP_WRITE)
 			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s %s=%s", i ? "; " : "",
@@ -175,7 +180,27 @@ static const struct case_ cases[] = {
 	  { { "", { 2 * G, UNL, 0, 0, NA, UNL } } }, 1, 2 * G,
 	  "web", { [MC_KNOB_MAX] = PC(2500), [MC_KNOB_HIGH] = PC(1), },
 	  "c", { [MC_KNOB_MAX] = PC(5000) }, false,
-	  "mkdir web; mkdir web/c; web memory.max=512M; web memory.high=208K; web/c memory.max=256M", NULL },
+	  "mkdir web; enable web; mkdir web/c; web memory.max=512M; web memory.high=208K; web/c memory.max=256M", NULL },
+	{ "v1: nested new groups need no controller enabling", &caps_v1,
+	  { { "", { UNL, NA, NA, NA, UNL, UNL } } }, 1, UNL,
+	  "web", { [MC_KNOB_MAX] = SZ(512 * M) },
+	  "c", { [MC_KNOB_MAX] = SZ(256 * M) }, false,
+	  "mkdir web; mkdir web/c; web memory.limit_in_bytes=512M; web/c memory.limit_in_bytes=256M", NULL },
+	{ "v2: a parent that does not delegate memory is refused", &caps_v2,
+	  { { "", { UNL, UNL, 0, 0, NA, UNL }, true } }, 1, UNL,
+	  "web", { [MC_KNOB_MAX] = SZ(512 * M) },
+	  NULL, { { 0 } }, false, NULL,
+	  "parent '/test' does not enable the memory controller for its children" },
+	{ "v2: an existing group that does not delegate memory is refused for its new child", &caps_v2,
+	  { { "", { UNL, UNL, 0, 0, NA, UNL } }, { "a", { UNL, UNL, 0, 0, NA, UNL }, true } }, 2, UNL,
+	  "a", { [MC_KNOB_MAX] = SZ(1 * G) },
+	  "b", { [MC_KNOB_MAX] = SZ(512 * M) }, false, NULL,
+	  "group 'a' does not enable the memory controller for its children" },
+	{ "v2: existing groups that delegate memory need no enabling", &caps_v2,
+	  { { "", { UNL, UNL, 0, 0, NA, UNL } }, { "a", { UNL, UNL, 0, 0, NA, UNL } } }, 2, UNL,
+	  "a", { [MC_KNOB_MAX] = SZ(1 * G) },
+	  "b", { [MC_KNOB_MAX] = SZ(512 * M) }, false,
+	  "mkdir a/b; a memory.max=1G; a/b memory.max=512M", NULL },
 	{ "already applied: empty plan", &caps_v2,
 	  { { "", { UNL, UNL, 0, 0, NA, UNL } }, { "web", { 512 * M, 256 * M, 0, 0, NA, UNL } } }, 2, UNL,
 	  "web", { [MC_KNOB_MAX] = SZ(512 * M), [MC_KNOB_HIGH] = SZ(256 * M) },
@@ -276,7 +301,7 @@ static void fuzz_round(uint64_t *st, const struct mc_caps *caps, int *fail_repla
 	enum { NG = 6 };
 	static const char *names[NG] = { "a", "b", "c", "a/x", "a/y", "b/z" };
 	static const char *leaf[NG] = { "a", "b", "c", "x", "y", "z" };
-	struct row rows[NG + 1];
+	struct row rows[NG + 1] = { 0 };
 	struct mc_group_spec top[3], kids[3];
 	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test" };
 	struct mc_plan_opts o = { .create = true };
@@ -342,7 +367,7 @@ static void fuzz_round(uint64_t *st, const struct mc_caps *caps, int *fail_repla
 
 	/* Apply the plan to a new snapshot by hand, then plan again. */
 	{
-		struct row after[NG + 1];
+		struct row after[NG + 1] = { 0 };
 		struct mc_snapshot s2;
 		struct mc_plan plan2;
 		size_t n2 = 1;
@@ -383,12 +408,53 @@ static void fuzz_round(uint64_t *st, const struct mc_caps *caps, int *fail_repla
 	snap_free(&s);
 }
 
+/* reclaim.kernel_per_node: a sysctl step after the writes, a note without the sysctl. */
+static void test_sysctl(void)
+{
+	static const struct row rows[] = { { "", { UNL, UNL, 0, 0, NA, UNL } } };
+	static const long live[] = { -1, 2, 4 };
+	static const char *const want[] = {
+		"note  kernel_per_node 4 not applied: this kernel has no vm.max_reclaimers_per_node",
+		"sysctl vm.max_reclaimers_per_node 2 -> 4",
+		"",
+	};
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.has_kernel_per_node = true, .kernel_per_node = 4 };
+	struct mc_plan_opts o = { .create = true };
+
+	for (size_t i = 0; i < sizeof(live) / sizeof(live[0]); i++) {
+		struct mc_diags d = { 0 };
+		struct mc_snapshot s;
+		struct mc_plan plan;
+		char got[256] = "";
+
+		snap_from_rows(&s, rows, 1, UNL);
+		s.kernel_per_node = live[i];
+		tap_eq_int(mc_plan_build(&p, &s, &caps_v2, &o, &plan, &d), 0, "sysctl live %ld: plans", live[i]);
+		if (plan.n == 1 && plan.steps[0].kind == MC_STEP_SYSCTL)
+			snprintf(got, sizeof(got), "sysctl %s %llu -> %llu", plan.steps[0].file,
+				 (unsigned long long)plan.steps[0].old_raw,
+				 (unsigned long long)plan.steps[0].new_raw);
+		else if (plan.n == 1 && plan.steps[0].kind == MC_STEP_NOTE)
+			snprintf(got, sizeof(got), "note  %s", plan.steps[0].reason + strlen("reclaim."));
+		else if (plan.n)
+			snprintf(got, sizeof(got), "%zu steps", plan.n);
+		tap_check(strncmp(got, want[i], strlen(want[i])) == 0 && (*want[i] || !*got),
+			  "sysctl live %ld: '%s' (want '%s')", live[i], got, want[i]);
+		tap_eq_int((long long)mc_plan_n_changes(&plan), live[i] == 2, "sysctl live %ld: changes", live[i]);
+		mc_plan_free(&plan);
+		mc_diags_free(&d);
+		snap_free(&s);
+	}
+}
+
 int main(void)
 {
 	uint64_t st = 0x9e3779b97f4a7c15ULL;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_case(&cases[i]);
+	test_sysctl();
 
 	for (int v = 0; v < 2; v++) {
 		const struct mc_caps *caps = v ? &caps_v1 : &caps_v2;

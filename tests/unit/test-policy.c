@@ -518,7 +518,7 @@ static const struct mc_caps caps_v2 = {
 static const struct mc_caps caps_v2p = {
 	.ver = MC_CGV2,
 	.file = { "memory.max", "memory.high", "memory.low", "memory.min", "memory.soft_limit",
-		  "memory.swap.max" },
+		  "memory.swap.max", "memory.reclaim_protect_active" },
 	.patched = true,
 	.page_size = 4096,
 	.mem_total = 16 * G,
@@ -534,11 +534,12 @@ static const struct mc_caps caps_v1 = {
 
 /*
  * v2, stock kernel. The parent's limit is 2G, headroom 24M: usage 2224M is
- * 200M above 2024M. Excess over max(soft, protection): web 350 - max(128,
- * 250) = 100, batch 104 - 64 = 40, together 140 < 200: both give all of
- * it, and the other 60M come from stream first, because it streams
- * (inactive file 300M > half its 400M, no refaults). stream's numa weights
- * 225:75 split its 60M as 45M + 15M. web's working set: no history, active
+ * 200M above 2024M. web is protect: active: memctl never reclaims it (its
+ * memory.low and the kernel keep it). Excess over the soft limit: batch
+ * 104 - 64 = 40 < 200: all of it, and the other 160M come from stream
+ * first, because it streams (inactive file 300M > half its 400M, no
+ * refaults). stream's numa weights 225:75 split its 160M as 120M + 40M.
+ * web's working set: no history, active
  * 100 + 150 = 250M -> memory.low 250M; batch's soft limit 64M below its
  * usage 104M -> memory.low 64M; cache is THP with high 255M, max 256M, 2
  * CPUs: 256 - 4 = 252M.
@@ -603,22 +604,21 @@ static void test_decide_v2(void)
 	tap_eq_str(dec_str(&d, &caps_v2, false),
 		   "web memory.low=250M; batch memory.low=64M; cache memory.high=252M",
 		   "v2 interval 1: settings");
-	tap_eq_str(dec_str(&d, &caps_v2, true), "web 100M; stream 60M [45M,15M]; batch 40M",
-		   "v2 interval 1: reclaims, largest first, stream split 3:1 by node");
+	tap_eq_str(dec_str(&d, &caps_v2, true), "stream 160M [120M,40M]; batch 40M",
+		   "v2 interval 1: reclaims, largest first, stream split 3:1 by node, none from web");
 	check_reason("v2 web low", reason_of(&d, "web", false, MC_KNOB_LOW),
 		     "working set 250M (active 250M, refaults 0/interval): memory.low 250M");
 	check_reason("v2 batch low", reason_of(&d, "batch", false, MC_KNOB_LOW),
 		     "protects up to its soft limit 64M at usage 104M (stock v2 has no memory.soft_limit): memory.low 64M");
 	check_reason("v2 cache high", reason_of(&d, "cache", false, MC_KNOB_HIGH),
 		     "lowers high 255M to 252M: a THP group needs 4M (2M x 2 CPUs) between high and max 256M");
-	check_reason("v2 web reclaim", reason_of(&d, "web", true, 0),
-		     "'web' is 222M above its soft limit 128M: gives 100M of the 200M '/test' needs back (usage 2224M above limit 2G minus headroom 24M), keeping its working set 250M");
+	tap_eq_str(reason_of(&d, "web", true, 0), "", "v2: the protect: active group is not reclaimed by memctl");
 	check_reason("v2 batch reclaim", reason_of(&d, "batch", true, 0),
 		     "'batch' is 40M above its soft limit 64M: gives 40M of the 200M '/test' needs back");
 	check_reason("v2 stream reclaim", reason_of(&d, "stream", true, 0),
-		     "gives 60M first as it streams (inactive file 300M of usage 400M, refaults 0/interval) of the 200M '/test' needs back");
+		     "gives 160M first as it streams (inactive file 300M of usage 400M, refaults 0/interval) of the 200M '/test' needs back");
 	check_reason("v2 stream reclaim", reason_of(&d, "stream", true, 0),
-		     "per node N0 45M, N1 15M (weights: inactive file 225M, 75M)");
+		     "per node N0 120M, N1 40M (weights: inactive file 225M, 75M)");
 	tap_eq_int((long long)d.n_notes, 1, "v2 interval 1: one note");
 	if (d.n_notes == 1)
 		tap_eq_str(d.notes[0],
@@ -706,12 +706,17 @@ static void test_decide_v2_patched(void)
 	snap_build(&s, rows, N(rows), 2 * G);
 	tap_eq_int(mc_policy_decide(pol, &p, &s, &caps_v2p, &d, NULL), 0, "patched v2: decides");
 	/* no memory.low from soft limits: the kernel has memory.soft_limit */
-	tap_eq_str(dec_str(&d, &caps_v2p, false), "web memory.low=250M; cache memory.high=252M",
-		   "patched v2: settings");
-	tap_eq_str(dec_str(&d, &caps_v2p, true), "web 100M; stream 60M [45M,15M]; batch 40M",
+	tap_eq_str(dec_str(&d, &caps_v2p, false),
+		   "web memory.low=250M; cache memory.high=252M; web memory.reclaim_protect_active=1; "
+		   "batch memory.reclaim_protect_active=0; stream memory.reclaim_protect_active=0; "
+		   "cache memory.reclaim_protect_active=0",
+		   "patched v2: settings, the active-set switch on for the protect: active group only");
+	check_reason("patched web switch", reason_of(&d, "web", false, MC_KNOB_PROTECT_ACTIVE),
+		     "protect: active: its own reclaim takes inactive pages first");
+	tap_eq_str(dec_str(&d, &caps_v2p, true), "stream 160M [120M,40M]; batch 40M",
 		   "patched v2: the same reclaims");
-	tap_check(d.n_notes == 1 && strcmp(d.notes[0], "active-set protection knob: not driven yet") == 0,
-		  "patched v2: only the active-set note, NUMA is enforced (%s)",
+	tap_check(d.n_notes == 1 && strncmp(d.notes[0], "reclaim at the limit of the profile's parent '/test'", 51) == 0,
+		  "patched v2: one note, the parent's switch is not memctl's; NUMA is enforced (%s)",
 		  d.n_notes ? d.notes[0] : "none");
 	mc_decisions_free(&d);
 	mc_snapshot_free(&s);
@@ -844,6 +849,83 @@ static void test_v1_caps(void)
 		mc_snapshot_free(&s);
 		mc_policy_free(pol);
 	}
+}
+
+/*
+ * The patched kernel's active-set switch in a nested profile: on in the
+ * protect: active group and its profile ancestors, off elsewhere, the
+ * profile's own value kept, and no note when no top-level group needs the
+ * parent's switch.
+ */
+static void test_protect_switches(void)
+{
+	struct mc_policy_config cfg = { .headroom = 24 * M, .cpus = 1 };
+	struct gdef rows[] = {
+		/* the operator turned the switch on at the parent */
+		{ "", { 1 * G, UNL, 0, 0, NA, UNL, 1 }, 100 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "app", { UNL, UNL, 0, 0, NA, UNL }, 60 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "app/db", { UNL, UNL, 0, 0, NA, UNL }, 40 * M,
+		  { { "active_file", 30 * M } }, { { { 0 } } }, 0, 0 },
+		{ "app/logs", { UNL, UNL, 0, 0, NA, UNL }, 20 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "other", { UNL, UNL, 0, 0, NA, UNL }, 40 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+	};
+	struct mc_group_spec top[2], kids[2];
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.numa = MC_NUMA_WEIGHTED, .groups = top, .n_groups = 2 };
+	struct mc_snapshot s;
+	struct mc_decisions d;
+	struct mc_policy *pol;
+	char *sw = NULL;
+
+	spec_init(&top[0], "app");
+	spec_init(&kids[0], "db");
+	kids[0].protect = MC_PROTECT_ACTIVE;
+	spec_init(&kids[1], "logs");
+	top[0].children = kids;
+	top[0].n_children = 2;
+	spec_init(&top[1], "other");
+	top[1].knob[MC_KNOB_PROTECT_ACTIVE] = B(1);   /* the operator's own word */
+	if (mc_policy_new(&cfg, &pol) < 0)
+		abort();
+	snap_build(&s, rows, N(rows), 1 * G);
+	tap_eq_int(mc_policy_decide(pol, &p, &s, &caps_v2p, &d, NULL), 0, "switches: decides");
+	for (size_t i = 0; i < d.n_set; i++)
+		if (d.set[i].knob == MC_KNOB_PROTECT_ACTIVE) {
+			char *n = NULL;
+
+			if (asprintf(&n, "%s%s=%llu", sw ? sw : "", d.set[i].group,
+				     (unsigned long long)d.set[i].value) < 0)
+				abort();
+			free(sw);
+			sw = n;
+			if (asprintf(&n, "%s ", sw) < 0)
+				abort();
+			free(sw);
+			sw = n;
+		}
+	tap_eq_str(sw ? sw : "", "app/db=1 app/logs=0 app=1 ",
+		   "switches: on along the path to the protected group, off beside it, the profile's kept");
+	check_reason("switch app", reason_of(&d, "app", false, MC_KNOB_PROTECT_ACTIVE),
+		     "protect: active below: reclaim rooted here takes inactive pages first");
+	tap_check(d.n_notes == 0, "switches: no note when the parent's switch is on (%s)",
+		  d.n_notes ? d.notes[0] : "none");
+	free(sw);
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+
+	/* without the patch there is no switch to set */
+	snap_build(&s, rows, N(rows), 1 * G);
+	tap_eq_int(mc_policy_decide(pol, &p, &s, &caps_v2, &d, NULL), 0, "stock v2: decides");
+	{
+		size_t n = 0;
+
+		for (size_t i = 0; i < d.n_set; i++)
+			n += d.set[i].knob == MC_KNOB_PROTECT_ACTIVE;
+		tap_eq_int((long long)n, 0, "stock v2: no switch settings");
+	}
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+	mc_policy_free(pol);
 }
 
 /*
@@ -1101,6 +1183,7 @@ int main(void)
 	test_decide_v1();
 	test_v1_caps();
 	test_decide_nested_psi();
+	test_protect_switches();
 	test_decide_thp_erange();
 	test_decide_numa_state();
 	test_decide_valid_chain();

@@ -292,8 +292,16 @@ static const struct bad_case bad[] = {
 	  4, 16, "reclaim.concurrency", "concurrency '1025' is not an integer from 1 to 1024", 1 },
 	{ "concurrency huge", HDR "reclaim:\n  concurrency: 99999999999999999999\n", 0,
 	  4, 16, "reclaim.concurrency", "is not an integer from 1 to 1024", 1 },
+	{ "switch knob not 0 or 1", HDR "groups:\n  web:\n    reclaim_protect_active: 2\n", 0,
+	  5, 29, "groups.web.reclaim_protect_active", "'reclaim_protect_active' is a switch: 0 or 1, not '2'", 1 },
+	{ "switch knob as a size", HDR "groups:\n  web:\n    reclaim_protect_active: 1M\n", 0,
+	  5, 29, "groups.web.reclaim_protect_active", "is a switch: 0 or 1", 1 },
 	{ "concurrency fraction", HDR "reclaim:\n  concurrency: 1.5\n", 0,
 	  4, 16, "reclaim.concurrency", "concurrency '1.5' is not an integer", 1 },
+	{ "kernel_per_node negative", HDR "reclaim:\n  kernel_per_node: -1\n", 0,
+	  4, 20, "reclaim.kernel_per_node", "kernel_per_node '-1' is not an integer from 0 (no cap) to 1024", 1 },
+	{ "kernel_per_node 1025", HDR "reclaim:\n  kernel_per_node: 1025\n", 0,
+	  4, 20, "reclaim.kernel_per_node", "kernel_per_node '1025' is not an integer from 0", 1 },
 	{ "numa typo", HDR "reclaim:\n  numa: round_robin\n", 0,
 	  4, 9, "reclaim.numa", "unknown numa mode 'round_robin', did you mean 'round-robin'?", 1 },
 	{ "numa unknown", HDR "reclaim:\n  numa: interleave\n", 0,
@@ -485,9 +493,18 @@ static void test_defaults(void)
 		return;
 	tap_eq_u64(p.interval_ms, 5000, "interval defaults to 5s");
 	tap_eq_int(p.concurrency, 1, "concurrency defaults to 1");
+	tap_check(!p.has_kernel_per_node, "kernel_per_node: the sysctl is left alone by default");
 	tap_eq_int(p.numa, MC_NUMA_WEIGHTED, "numa defaults to weighted");
 	tap_eq_int((long long)p.n_groups, 0, "no groups");
 	mc_profile_free(&p);
+	{
+		static const char y2[] = "version: 1\nparent: self\nreclaim: {kernel_per_node: 0}\n";
+
+		if (parse_ok("kernel_per_node 0", y2, sizeof(y2) - 1, &p) < 0)
+			return;
+		tap_check(p.has_kernel_per_node && p.kernel_per_node == 0, "kernel_per_node 0 (no cap) is given");
+		mc_profile_free(&p);
+	}
 }
 
 static const struct {

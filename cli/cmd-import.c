@@ -1,0 +1,192 @@
+/*
+ * memctl import CGCONFIG [PROFILE]: a libcgroup cgconfig.conf's memory
+ * settings as a memctl profile (engine/cgconfig.c does the converting).
+ *
+ * The profile goes to stdout, or replaces PROFILE atomically (a temporary
+ * file in the same directory, renamed over it), so a failed import never
+ * leaves half a profile behind. Everything that is not converted is named
+ * on stderr at its place; the exit status says whether anything was left
+ * out (MC_EXIT_INCOMPLETE), so scripts can tell a full conversion from a
+ * partial one. The output is never written when the input has an error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgconfig.h"
+#include "cmd.h"
+
+/* cgconfig.conf files are small; a bigger one is not what we think it is. */
+#define CGCONFIG_MAX_BYTES (16 * 1024 * 1024)
+
+/* Reads all of fd into *ret (NUL-terminated). 0, -EFBIG or -errno. */
+static int read_all(int fd, char **ret, size_t *ret_len)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			char *b;
+
+			if (cap > CGCONFIG_MAX_BYTES) {
+				free(buf);
+				return -EFBIG;
+			}
+			cap = cap ? cap * 2 : 65536;
+			b = realloc(buf, cap);
+			if (!b) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = b;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int r = -errno;
+
+			free(buf);
+			return r;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > CGCONFIG_MAX_BYTES) {
+		free(buf);
+		return -EFBIG;
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+/* Writes text to path through a temporary file renamed over it. 0 or -errno. */
+static int write_atomic(const char *path, const char *text)
+{
+	size_t len = strlen(text), off = 0;
+	char *tmp = NULL;
+	int fd, r = 0;
+
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		free(tmp);
+		return r;
+	}
+	while (off < len && r == 0) {
+		ssize_t n = write(fd, text + off, len - off);
+
+		if (n < 0 && errno != EINTR)
+			r = -errno;
+		else if (n > 0)
+			off += (size_t)n;
+	}
+	/* a profile must not be writable by others: memctl refuses those as root */
+	if (r == 0 && fchmod(fd, 0644) < 0)
+		r = -errno;
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	free(tmp);
+	return r;
+}
+
+static int cmd_import_exec(struct mc_ctx *ctx, int argc, char **argv)
+{
+	const char *in = argv[0], *out = argc > 1 ? argv[1] : NULL;
+	const char *name = strcmp(in, "-") == 0 ? "<stdin>" : in;
+	struct mc_cgconfig_result res;
+	struct mc_diags skipped = { 0 }, errors = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	int fd, r, rc;
+
+	if (ctx->out == MC_OUT_JSON) {
+		mc_err("import writes a YAML profile; -o json does not apply to it");
+		return MC_EXIT_INVALID;
+	}
+	fd = strcmp(in, "-") == 0 ? STDIN_FILENO : open(in, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		mc_err("cannot read '%s': %s", in, mc_strerror(-errno));
+		return MC_EXIT_INVALID;
+	}
+	r = read_all(fd, &buf, &len);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (r < 0) {
+		mc_err("cannot read '%s': %s", name,
+		       r == -EFBIG ? "larger than 16 MiB, not a cgconfig.conf" : mc_strerror(r));
+		return MC_EXIT_INVALID;
+	}
+	r = mc_cgconfig_convert(name, buf, len, ctx->parent_set ? ctx->parent : "/", &res,
+				&skipped, &errors);
+	free(buf);
+	if (r == -ENOMEM) {
+		mc_err("out of memory");
+		rc = MC_EXIT_HOST;
+		goto out;
+	}
+	mc_print_diags(&errors);
+	if (r == 0)
+		mc_print_diags(&skipped);
+	if (r < 0) {
+		mc_err("'%s' not converted: %zu error%s%s", name, errors.n, errors.n == 1 ? "" : "s",
+		       out ? "; nothing written" : "");
+		rc = MC_EXIT_INVALID;
+		goto out;
+	}
+	if (out) {
+		r = write_atomic(out, res.yaml);
+		if (r < 0) {
+			mc_err("cannot write '%s': %s", out, mc_strerror(r));
+			mc_cgconfig_result_free(&res);
+			rc = MC_EXIT_HOST;
+			goto out;
+		}
+	} else {
+		fputs(res.yaml, ctx->out_f);
+	}
+	if (!ctx->quiet)
+		mc_err("%s: %zu group%s, %zu setting%s converted; %zu item%s not converted", name,
+		       res.groups, res.groups == 1 ? "" : "s", res.settings,
+		       res.settings == 1 ? "" : "s", skipped.n, skipped.n == 1 ? "" : "s");
+	mc_cgconfig_result_free(&res);
+	rc = skipped.n ? MC_EXIT_INCOMPLETE : MC_EXIT_OK;
+out:
+	mc_diags_free(&skipped);
+	mc_diags_free(&errors);
+	return rc;
+}
+
+const struct mc_cmd cmd_import_entry = {
+	.name = "import",
+	.args = "CGCONFIG [PROFILE]",
+	.min_args = 1,
+	.max_args = 2,
+	.summary = "convert a libcgroup cgconfig.conf's memory settings into a profile",
+	.help = "CGCONFIG is a cgconfig.conf(5) file ('-': stdin). The profile goes to stdout,\n"
+		"or replaces PROFILE atomically. Groups keep their paths from the hierarchy\n"
+		"root (parent: /), or -p PARENT puts them below PARENT. v1 and v2 memory.*\n"
+		"files become max, high, low, min, soft_limit and swap_max (v1: swap_max =\n"
+		"memsw - limit). Everything else (other controllers, perm, default, mount,\n"
+		"template sections, memory files without a knob, values memctl's rules\n"
+		"refuse) is reported as FILE:LINE:COLUMN and left out: exit status 5.\n"
+		"Syntax errors and values the kernel would refuse: exit status 2, no output.\n",
+	.exec = cmd_import_exec,
+};
