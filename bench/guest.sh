@@ -7,6 +7,7 @@
 # same invocation.
 #
 #   bench/guest.sh [--quick] [--out DIR] [NAME...]
+#   bench/run.sh guest [--quick]      (the same, with the other benchmarks' runner)
 #
 # NAME: active softlimit numa thp reclaim (default: all, in that order).
 # --quick: smaller sizes and fewer scenarios and runs, to show that the
@@ -24,7 +25,10 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 all="active softlimit numa thp reclaim"
-quick=0 out=$repo/build/bench-guest names=()
+# Run by bench/run.sh (BENCH_RESULTS set): results in its directory, and
+# results.tsv also as its guest.tsv.
+quick=0 out=${BENCH_RESULTS:+$BENCH_RESULTS/guest} names=()
+out=${out:-$repo/build/bench-guest}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1; shift ;;
@@ -192,6 +196,7 @@ for name in "${names[@]}"; do
 			nocap runs oom_kills runs_with_oom failed elapsed_med x:elapsed_med elapsed_max cap_waits cap_skips ;;
 	esac
 done
+[ -n "${BENCH_RESULTS:-}" ] && cp "$results" "$BENCH_RESULTS/guest.tsv"
 echo
 echo "results: $results; tables: $tables; console logs: $out/logs/"
 exit $crashed

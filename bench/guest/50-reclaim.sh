@@ -7,14 +7,18 @@
 # swap). Each configuration runs RUNS storms. Configurations:
 #   nocap        vm.max_reclaimers_per_node 0 (no cap; the stock kernel's
 #                only choice)
-#   cap1, cap2   (patched) at most 1 or 2 direct reclaimers per node; the
-#                others wait and re-check whether reclaim is still needed
+#   cap1-memctl  (patched) at most 1 direct reclaimer per node, set by
+#                `memctl apply` of a profile with reclaim.kernel_per_node: 1
+#                (vm.max_reclaimers_per_node); the others wait and re-check
+#                whether reclaim is still needed
+#   cap2         (patched) at most 2, set by hand
 # Per configuration: OOM kills (memory.events oom_kill, summed), runs with
 # at least one, allocators that did not finish, the median and the maximum
 # of a storm's elapsed, and (patched) how often reclaimers waited for a
 # slot and how many reclaims were skipped as no longer needed.
 # memctl's own reclaim.concurrency caps only memctl's proactive reclaims,
-# not the jobs' direct reclaim, so memctl has no row here.
+# not the jobs' direct reclaim; on the stock kernel memctl has nothing to
+# set here (its apply prints a skip line), so memctl has no baseline row.
 E=reclaim
 . /tests/bench/blib.sh
 
@@ -49,11 +53,20 @@ storm() {
 	rmgroup $1
 }
 
-# config NAME CAP: RUNS storms; per-run lines NAME#N and a summary line
+# config NAME CAP [memctl]: RUNS storms; per-run lines NAME#N and a summary
+# line. With memctl, memctl apply sets the cap.
 config() {
 	name=$1
-	echo $2 2>/dev/null > /proc/sys/vm/max_reclaimers_per_node ||
-		{ [ $2 = 0 ] || { berr "$name: no vm.max_reclaimers_per_node"; return; }; }
+	if [ "${3:-}" = memctl ]; then
+		printf 'version: 1\nparent: /\nreclaim:\n  kernel_per_node: %s\n' $2 > /tmp/reclaim.yaml
+		memctl apply /tmp/reclaim.yaml > /tmp/reclaim-apply.log 2>&1 ||
+			{ berr "$name: memctl apply failed: $(tail -n 2 /tmp/reclaim-apply.log | tr '\n' ' ')"; return; }
+		[ "$(cat /proc/sys/vm/max_reclaimers_per_node)" = $2 ] ||
+			{ berr "$name: memctl apply did not set vm.max_reclaimers_per_node"; return; }
+	else
+		echo $2 2>/dev/null > /proc/sys/vm/max_reclaimers_per_node ||
+			{ [ $2 = 0 ] || { berr "$name: no vm.max_reclaimers_per_node"; return; }; }
+	fi
 	w0=$(vmstat reclaim_cap_wait) s0=$(vmstat reclaim_cap_skip)
 	n=1 ooms=0 oomruns=0 failed=0 times=
 	while [ $n -le $RUNS ]; do
@@ -77,7 +90,7 @@ config() {
 
 config nocap 0
 if patched; then
-	config cap1 1
+	config cap1-memctl 1 memctl
 	config cap2 2
 fi
 exit 0
