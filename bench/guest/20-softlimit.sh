@@ -2,8 +2,8 @@
 # major faults fell to 1.5% of the old code's and elapsed to 77%).
 #
 # Two memory-hungry jobs (bjob anon: write every page of an anonymous
-# buffer, in a new pseudo-random order each pass) start together in Q/a and
-# Q/b under Q's limit; together they need more than the limit, so the rest
+# buffer, in a new pseudo-random order each pass) start together (a
+# barrier file) in Q/a and Q/b under Q's limit; together they need more than the limit, so the rest
 # goes to zram swap and every page that comes back is a major fault.
 # Scenarios:
 #   none         no soft limits (the stock kernel's only choice)
@@ -59,9 +59,13 @@ scenario() {
 	memctl)
 		memctl_start /tmp/softlimit.yaml /tmp/softlimit-$name.log || { rmgroup Q; return; } ;;
 	esac
+	# Both start at once: each waits for /tmp/go once it is in its group.
+	rm -f /tmp/go
+	spawn_in /tmp/a.out Q/a bjob anon $SIZE $PASSES /tmp/go; pa=$!
+	spawn_in /tmp/b.out Q/b bjob anon $SIZE $PASSES /tmp/go; pb=$!
+	while [ $(cat $CG/Q/a/cgroup.procs $CG/Q/b/cgroup.procs | wc -l) -lt 2 ]; do sleep 0.05; done
 	t0=$(ucs)
-	spawn_in /tmp/a.out Q/a bjob anon $SIZE $PASSES; pa=$!
-	spawn_in /tmp/b.out Q/b bjob anon $SIZE $PASSES; pb=$!
+	touch /tmp/go
 	wait $pa; wait $pb
 	t1=$(ucs)
 	memctl_stop

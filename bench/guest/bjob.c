@@ -4,11 +4,13 @@
  * pairs, so the benchmark scripts read numbers the job saw rather than
  * guess from the outside.
  *
- *   bjob anon MIB PASSES
+ *   bjob anon MIB PASSES [BARRIER]
  *       A memory-hungry job: maps MIB MiB of anonymous memory and writes one
  *       word in every page PASSES times, the pages of each pass in a fresh
  *       pseudo-random order. Under a limit the rest lives in swap, and every
- *       page that was swapped out is a major fault when it comes back.
+ *       page that was swapped out is a major fault when it comes back. With
+ *       BARRIER it waits until that file exists before it starts (and its
+ *       clock with it), so jobs started one after another run together.
  *   bjob randread FILE COUNT [HOTMIB]
  *       Random reads: COUNT preads of 4 KiB at pseudo-random page offsets of
  *       FILE. With HOTMIB, three reads in four go to the file's first HOTMIB
@@ -113,8 +115,9 @@ static unsigned long parse_ul(const char *s)
 	return v;
 }
 
-static int run_anon(unsigned long mib, unsigned long passes)
+static int run_anon(unsigned long mib, unsigned long passes, const char *barrier)
 {
+	struct timespec ms = { 0, 1000000 };
 	size_t pages = (mib << 20) / PAGE;
 	uint32_t *order;
 	uint64_t x = 0x9e3779b97f4a7c15ULL;
@@ -128,6 +131,8 @@ static int run_anon(unsigned long mib, unsigned long passes)
 		die("cannot map the %s", "buffer");
 	for (size_t i = 0; i < pages; i++)
 		order[i] = (uint32_t)i;
+	while (barrier && access(barrier, F_OK) < 0)
+		nanosleep(&ms, NULL);
 	getrusage(RUSAGE_SELF, &r0);
 	t0 = now();
 	for (unsigned long pass = 0; pass < passes; pass++) {
@@ -236,12 +241,12 @@ static int run_thp(unsigned long mib, const char *stride_s)
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && !strcmp(argv[1], "anon"))
-		return run_anon(parse_ul(argv[2]), parse_ul(argv[3]));
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "anon"))
+		return run_anon(parse_ul(argv[2]), parse_ul(argv[3]), argc == 5 ? argv[4] : NULL);
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "randread"))
 		return run_randread(argv[2], parse_ul(argv[3]), argc == 5 ? parse_ul(argv[4]) : 0);
 	if (argc == 4 && !strcmp(argv[1], "thp"))
 		return run_thp(parse_ul(argv[2]), argv[3]);
-	fprintf(stderr, "usage: bjob anon MIB PASSES | randread FILE COUNT [HOTMIB] | thp MIB 4K|2M\n");
+	fprintf(stderr, "usage: bjob anon MIB PASSES [BARRIER] | randread FILE COUNT [HOTMIB] | thp MIB 4K|2M\n");
 	return 2;
 }
