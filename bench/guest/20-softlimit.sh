@@ -25,7 +25,7 @@ E=softlimit
 . /tests/bench/blib.sh
 
 if [ $QUICK = 1 ]; then
-	LIMIT=64 SIZE=48 PASSES=2 ROUNDS=1
+	LIMIT=64 SIZE=40 PASSES=2 ROUNDS=1
 else
 	LIMIT=128 SIZE=80 PASSES=3 ROUNDS=3
 fi
@@ -59,11 +59,18 @@ scenario() {
 	memctl)
 		memctl_start /tmp/softlimit.yaml /tmp/softlimit-$name.log || { rmgroup Q; return; } ;;
 	esac
-	# Both start at once: each waits for /tmp/go once it is in its group.
+	# Both fill their buffers, then start their passes at once: /tmp/go
+	# is created once both have filled (the parent's usage plus its swap
+	# hold both buffers).
 	rm -f /tmp/go
 	spawn_in /tmp/a.out Q/a bjob anon $SIZE $PASSES /tmp/go; pa=$!
 	spawn_in /tmp/b.out Q/b bjob anon $SIZE $PASSES /tmp/go; pb=$!
-	while [ $(cat $CG/Q/a/cgroup.procs $CG/Q/b/cgroup.procs | wc -l) -lt 2 ]; do sleep 0.05; done
+	i=0
+	while [ $i -lt 600 ] &&
+	      [ $(( ($(cat $CG/Q/memory.current) + $(cat $CG/Q/memory.swap.current)) / MIB )) -lt $((2 * SIZE - 2)) ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	[ $i -lt 600 ] || berr "$name: the jobs did not fill their buffers within 30 s"
 	t0=$(ucs)
 	touch /tmp/go
 	wait $pa; wait $pb

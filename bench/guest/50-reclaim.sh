@@ -23,7 +23,7 @@ E=reclaim
 . /tests/bench/blib.sh
 
 if [ $QUICK = 1 ]; then
-	RUNS=3 ALLOCS=12 MIB=6 LIMIT=16 ROUNDS=2
+	RUNS=2 ALLOCS=8 MIB=6 LIMIT=16 ROUNDS=2
 else
 	RUNS=20 ALLOCS=16 MIB=6 LIMIT=24 ROUNDS=2
 fi
