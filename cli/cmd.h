@@ -28,6 +28,7 @@ enum {
 enum mc_output {
 	MC_OUT_TEXT = 0,
 	MC_OUT_JSON,
+	MC_OUT_PROM,              /* export only: Prometheus text format */
 };
 
 /* Setup a command needs before it runs (git style). */
@@ -53,7 +54,8 @@ struct mc_ctx {
 	const char *profile;      /* top --profile */
 	const char *sort;         /* top --sort */
 	const char *columns;      /* top --columns */
-	const char *script;       /* shell -f FILE */
+	const char *script;       /* shell -f FILE; export --file FILE */
+	const char *export_file;  /* run --export FILE */
 	bool keep_going;          /* shell --keep-going */
 	struct mc_host *host;     /* set when CMD_NEED_HOST */
 	FILE *out_f;              /* stdout, or the shell's output later */
@@ -81,6 +83,7 @@ extern const struct mc_cmd cmd_rollback_entry;
 extern const struct mc_cmd cmd_run_entry;
 extern const struct mc_cmd cmd_top_entry;
 extern const struct mc_cmd cmd_shell_entry;
+extern const struct mc_cmd cmd_export_entry;
 
 extern const struct mc_cmd *const mc_cmd_table[];
 
