@@ -185,6 +185,13 @@ static void on_dry_step(struct mc_ctx *ctx, const struct mc_step *s)
 		on_step(ctx, s);
 }
 
+/* Export warnings are notes about the host: logged once each, like notes. */
+static void on_export_warning(const char *msg)
+{
+	if (first_time(the_run, msg))
+		run_log(4, "%s", msg);
+}
+
 /*
  * --export FILE: the groups below the profile's parent (it may change on
  * SIGHUP) with this interval's decisions, replacing FILE atomically.
@@ -322,12 +329,15 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		mc_profile_free(&p);
 		return rc;
 	}
+	/* export_interval points it at the profile's parent (which SIGHUP may change) */
 	if (ctx->export_file && mc_export_new(ctx->host, "/", &run.export) < 0) {
 		mc_err("out of memory");
 		mc_policy_free(req.pol);
 		mc_profile_free(&p);
 		return MC_EXIT_HOST;
 	}
+	if (run.export)
+		mc_export_set_warn(run.export, on_export_warning);
 #if defined(__SANITIZE_ADDRESS__)
 	/* The sanitizer's shadow memory cannot be locked: test builds skip it. */
 	mlock = false;

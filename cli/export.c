@@ -64,6 +64,7 @@ struct mc_export {
 	size_t n_dec;
 	size_t cap_dec;
 	unsigned long intervals;
+	void (*warn)(const char *msg);  /* NULL: mc_err */
 	bool *skip;                 /* per row: left out (gone, or a name that is not UTF-8) */
 	size_t cap_skip;
 	struct out_buf out;
@@ -443,6 +444,11 @@ int mc_export_take_decisions(struct mc_export *e, const struct mc_decisions *dec
 	return 0;
 }
 
+void mc_export_set_warn(struct mc_export *e, void (*warn)(const char *msg))
+{
+	e->warn = warn;
+}
+
 void mc_export_set_intervals(struct mc_export *e, unsigned long n)
 {
 	e->intervals = n;
@@ -478,9 +484,18 @@ static int mark_skipped(struct mc_export *e)
 		bool bad = !utf8_valid(r->abs);
 
 		e->skip[o] = r->gone || !r->g.present || bad;
-		if (bad && !r->gone)
-			mc_err("export: leaving out group '%s': its name is not UTF-8, which "
-			       "metric labels must be", r->abs);
+		if (bad && !r->gone) {
+			char *msg;
+
+			if (asprintf(&msg, "export: leaving out group '%s': its name is not UTF-8, "
+				     "which metric labels must be", r->abs) < 0)
+				return -ENOMEM;
+			if (e->warn)
+				e->warn(msg);
+			else
+				mc_err("%s", msg);
+			free(msg);
+		}
 	}
 	return 0;
 }

@@ -48,6 +48,12 @@ int mc_export_take_decisions(struct mc_export *e, const struct mc_decisions *dec
 /* Forgets the decisions (an interval that decided nothing exports none). */
 void mc_export_clear_decisions(struct mc_export *e);
 
+/*
+ * Where warnings about a group go (a name that cannot be a label): by
+ * default mc_err, every render; memctl run logs each once.
+ */
+void mc_export_set_warn(struct mc_export *e, void (*warn)(const char *msg));
+
 /* memctl run: intervals run so far (exported as a counter); 0: not a run. */
 void mc_export_set_intervals(struct mc_export *e, unsigned long n);
 

@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 flavour=${1:-release}
 
 pkgs=(build-essential cmake pkg-config libcgroup-dev libyaml-dev libreadline-dev
-      libncurses-dev python3 groff-base man-db tmux)
+      libncurses-dev python3 groff-base man-db tmux
+      python3-prometheus-client)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -19,6 +20,23 @@ if [ ${#missing[@]} -gt 0 ]; then
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
 	$sudo apt-get -o DPkg::Lock::Timeout=600 update -q
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -q "${missing[@]}"
+fi
+
+# promtool, Prometheus's own checker of the metrics format, for the export
+# test. Installing the prometheus package would also install and start a
+# Prometheus server, so only promtool is taken out of Debian's package.
+promtool_dir=/var/cache/memctl-tools
+if ! command -v promtool > /dev/null && [ ! -x "$promtool_dir/promtool" ]; then
+	echo "fetching promtool from Debian's prometheus package into $promtool_dir"
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	(cd "$tmp" && { apt-get download -q prometheus ||
+		{ $sudo apt-get -o DPkg::Lock::Timeout=600 update -q && apt-get download -q prometheus; }; })
+	dpkg-deb --fsys-tarfile "$tmp"/prometheus_*.deb | tar -x -C "$tmp" ./usr/bin/promtool
+	$sudo install -D -m 0755 "$tmp/usr/bin/promtool" "$promtool_dir/promtool"
+	rm -rf "$tmp"
 fi
 
 case $flavour in
