@@ -233,7 +233,29 @@ static void deadline_add(struct timespec *t, uint64_t ms)
 	}
 }
 
-/* Waits until deadline for a signal. Returns the signal, or 0 at the deadline. */
+/*
+ * The next deadline, one interval on. A loop more than an interval late
+ * (the host stalled it) starts again from now instead of running the
+ * missed intervals back to back.
+ */
+static void deadline_next(struct timespec *t, uint64_t ms)
+{
+	struct timespec now, late;
+
+	deadline_add(t, ms);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	late = *t;
+	deadline_add(&late, ms);
+	if (now.tv_sec > late.tv_sec || (now.tv_sec == late.tv_sec && now.tv_nsec > late.tv_nsec))
+		*t = now;
+}
+
+/*
+ * Waits until deadline for a signal. Returns the signal, or 0 at the
+ * deadline. A deadline already past still takes a pending signal: a loop
+ * whose intervals run late (a loaded host, a big tree, a slow disk under
+ * --export) must still stop on SIGTERM.
+ */
 static int wait_signal(const sigset_t *set, const struct timespec *deadline)
 {
 	for (;;) {
@@ -248,7 +270,7 @@ static int wait_signal(const sigset_t *set, const struct timespec *deadline)
 			left.tv_nsec += 1000000000L;
 		}
 		if (left.tv_sec < 0)
-			return 0;
+			left.tv_sec = left.tv_nsec = 0;
 		sig = sigtimedwait(set, NULL, &left);
 		if (sig > 0)
 			return sig;
@@ -381,7 +403,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		interval_done(&run, rc);
 		if (once)
 			break;
-		deadline_add(&next, p.interval_ms);
+		deadline_next(&next, p.interval_ms);
 		while ((sig = wait_signal(&set, &next)) == SIGHUP)
 			reload(path, &p);
 		if (sig == SIGTERM || sig == SIGINT) {

@@ -286,6 +286,22 @@ mc -o json --once run "$T_TMP/p.yaml" --export "$T_TMP/run/memctl.json" 2>/dev/n
 "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["run_intervals"] == 1 and d["groups"], d' \
 	"$T_TMP/run/memctl.json" && pass "run -o json --export writes JSON" || fail "run -o json --export"
 
+# A run stalled for many intervals (a loaded host, a slow disk) neither runs
+# the missed intervals back to back nor misses SIGTERM while it is late.
+"$MEMCTL" --no-mlock run "$T_TMP/p.yaml" --export "$T_TMP/run/stall.prom" 2> "$T_TMP/stall.log" &
+RUN=$!
+intervals() { sed -n 's/^memctl_run_intervals_total \([0-9]*\)$/\1/p' "$T_TMP/run/stall.prom" 2>/dev/null; }
+for i in $(seq 1 1000); do [ "$(intervals)" ] && [ "$(intervals)" -ge 3 ] && break; sleep 0.01; done
+kill -STOP $RUN
+wait_stopped $RUN || fail "run did not stop on SIGSTOP"
+n0=$(intervals)
+sleep 1.5   # the stall: 15 intervals of 100ms missed
+kill -CONT $RUN; kill -TERM $RUN; wait $RUN
+check_rc $? 0 "stalled run stops on SIGTERM"
+n=$(sed -n 's/.*stopping after \([0-9]*\) intervals.*/\1/p' "$T_TMP/stall.log")
+[ -n "$n" ] && [ "$n" -le $((n0 + 2)) ] && pass "after the stall: $n intervals, $n0 before it (missed ones not run)" ||
+	fail "after the stall: '$n' intervals, $n0 before it: missed intervals were run back to back"
+
 # The steady state takes no new page with --export either (locked memory:
 # not in sanitizer builds; scripts/test.sh runs this with the release build).
 if mc --version | grep -q sanitizers; then
