@@ -822,7 +822,11 @@ int mc_export_render(struct mc_export *e, enum mc_export_format f, const char **
 
 /* --- the atomic file --- */
 
-/* Remembers path and makes its temporary name "DIR/.BASE.XXXXXX" and DIR. */
+/*
+ * Remembers path and makes its temporary name "DIR/.BASE.XXXXXX" and DIR.
+ * The temporary name does not end in .prom, so node_exporter's textfile
+ * collector (which reads DIR/*.prom) never reads a file being written.
+ */
 static int file_names(struct mc_export *e, const char *path)
 {
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
