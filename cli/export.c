@@ -825,7 +825,8 @@ int mc_export_render(struct mc_export *e, enum mc_export_format f, const char **
 /*
  * Remembers path and makes its temporary name "DIR/.BASE.XXXXXX" and DIR.
  * The temporary name does not end in .prom, so node_exporter's textfile
- * collector (which reads DIR/*.prom) never reads a file being written.
+ * collector (which reads the .prom files of DIR) never reads a file being
+ * written.
  */
 static int file_names(struct mc_export *e, const char *path)
 {
