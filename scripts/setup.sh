@@ -22,22 +22,26 @@ if [ ${#missing[@]} -gt 0 ]; then
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -q "${missing[@]}"
 fi
 
-# promtool, Prometheus's own checker of the metrics format, for the export
-# test. Installing the prometheus package would also install and start a
-# Prometheus server, so only promtool is taken out of Debian's package.
-promtool_dir=/var/cache/memctl-tools
-if ! command -v promtool > /dev/null && [ ! -x "$promtool_dir/promtool" ]; then
-	echo "fetching promtool from Debian's prometheus package into $promtool_dir"
+# For the export test, two of Prometheus's own programs: promtool (checks
+# the metrics format) and node_exporter (its textfile collector is what
+# reads memctl's file). Installing their packages would also install and
+# start a Prometheus server and an exporter on the test host, so only the
+# binaries are taken out of Debian's packages, into /var/cache/memctl-tools.
+tools_dir=/var/cache/memctl-tools
+for pb in prometheus:promtool prometheus-node-exporter:prometheus-node-exporter; do
+	pkg=${pb%%:*} bin=${pb#*:}
+	command -v "$bin" > /dev/null || [ -x "$tools_dir/$bin" ] && continue
+	echo "taking $bin out of Debian's $pkg package into $tools_dir"
 	sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
 	tmp=$(mktemp -d)
 	chmod 755 "$tmp"
-	(cd "$tmp" && { apt-get download -q prometheus ||
-		{ $sudo apt-get -o DPkg::Lock::Timeout=600 update -q && apt-get download -q prometheus; }; })
-	dpkg-deb --fsys-tarfile "$tmp"/prometheus_*.deb | tar -x -C "$tmp" ./usr/bin/promtool
-	$sudo install -D -m 0755 "$tmp/usr/bin/promtool" "$promtool_dir/promtool"
+	(cd "$tmp" && { apt-get download -q "$pkg" ||
+		{ $sudo apt-get -o DPkg::Lock::Timeout=600 update -q && apt-get download -q "$pkg"; }; })
+	dpkg-deb --fsys-tarfile "$tmp/${pkg}"_*.deb | tar -x -C "$tmp" "./usr/bin/$bin"
+	$sudo install -D -m 0755 "$tmp/usr/bin/$bin" "$tools_dir/$bin"
 	rm -rf "$tmp"
-fi
+done
 
 case $flavour in
 release) opts=(-DCMAKE_BUILD_TYPE=Release) ;;

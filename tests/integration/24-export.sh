@@ -5,7 +5,8 @@
 # Values are compared with the kernel's files read just before and after.
 # run --export is read in a tight loop while it rewrites the file: every read
 # must parse, the file must be replaced (new inode) rather than rewritten in
-# place, and the values must follow the workload. Last, a fake v2 tree gives
+# place, and the values must follow the workload. node_exporter's textfile
+# collector must take the file and serve it unchanged. Last, a fake v2 tree gives
 # PSI, v2 stat names and a group name with a newline.
 . "$(dirname "$0")/lib.sh"
 prereq_root
@@ -15,9 +16,12 @@ PY=/usr/bin/python3   # Debian's, with Debian's python3-prometheus-client (not a
 
 "$PY" -c 'import prometheus_client.parser' 2>/dev/null ||
 	{ fail "python3-prometheus-client is missing (scripts/setup.sh installs it)"; summary; exit 1; }
-PROMTOOL=$(command -v promtool || echo /var/cache/memctl-tools/promtool)
-[ -x "$PROMTOOL" ] ||
-	{ fail "promtool is missing (scripts/setup.sh puts it in /var/cache/memctl-tools)"; summary; exit 1; }
+tool() { command -v "$1" || echo "/var/cache/memctl-tools/$1"; }
+PROMTOOL=$(tool promtool)
+NODE_EXPORTER=$(tool prometheus-node-exporter)
+[ -x "$PROMTOOL" ] && [ -x "$NODE_EXPORTER" ] ||
+	{ fail "promtool or node_exporter is missing (scripts/setup.sh puts them in /var/cache/memctl-tools)"
+	  summary; exit 1; }
 
 T_TMP=$(mktemp -d)
 A=$T_PREFIX-a
@@ -55,7 +59,8 @@ for line in sys.stdin:
     print(sum(map(len, held)) >> 20)
 '" < "$T_TMP/ctl" > "$T_TMP/hog.out" &
 HOG=$!
-trap 'kill $HOG 2>/dev/null; wait $HOG 2>/dev/null; cleanup' EXIT
+NE=
+trap 'kill $HOG $NE 2>/dev/null; wait $HOG $NE 2>/dev/null; cleanup' EXIT
 echo 32 >&3
 for i in $(seq 1 1000); do grep -qx 32 "$T_TMP/hog.out" && break; sleep 0.01; done
 check_eq "$(tail -n1 "$T_TMP/hog.out")" 32 "the workload holds 32M in $A/ws"
@@ -181,6 +186,37 @@ check_eq "$(stat -c %a "$T_TMP/out/memctl.prom")" 644 "the file is readable by n
 check_eq "$(ls -A "$T_TMP/out")" memctl.prom "no temporary file left"
 "$PROMTOOL" check metrics < "$T_TMP/out/memctl.prom" > /dev/null 2>&1 && pass "the file passes promtool" ||
 	fail "the file does not pass promtool"
+# node_exporter's textfile collector, the reader the format is for: it takes
+# the file without an error and serves the same values, labels unescaped.
+NE_PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$NODE_EXPORTER" --collector.disable-defaults --collector.textfile \
+	--collector.textfile.directory="$T_TMP/out" --web.listen-address=127.0.0.1:$NE_PORT \
+	> "$T_TMP/ne.log" 2>&1 &
+NE=$!
+"$PY" - "$NE_PORT" "$T_TMP/out/memctl.prom" "$T_SELF/$Q" <<'PY' > "$T_TMP/ne.out" 2>&1 &&
+import sys, time, urllib.request
+from prometheus_client.parser import text_string_to_metric_families
+port, path, q = sys.argv[1:4]
+for i in range(500):
+    try:
+        text = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % port, timeout=5).read().decode()
+        break
+    except OSError:
+        time.sleep(0.02)
+else:
+    raise SystemExit("node_exporter did not answer")
+def samples(t):
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for f in text_string_to_metric_families(t) for s in f.samples}
+served, ours = samples(text), samples(open(path).read())
+assert served[("node_textfile_scrape_error", ())] == 0, "node_exporter could not read the file"
+missing = [k for k in ours if served.get(k) != ours[k]]
+assert not missing, missing[:5]
+assert ("memctl_limit_bytes", (("group", q), ("knob", "max"))) in served, "quoted group not served"
+print("node_exporter serves all %d samples of the file, scrape_error 0" % len(ours))
+PY
+	pass "$(cat "$T_TMP/ne.out")" || fail "node_exporter: $(cat "$T_TMP/ne.out"); $(tail -3 "$T_TMP/ne.log")"
+kill $NE; wait $NE 2>/dev/null; NE=
 err=$(mc export --file "$T_TMP/nodir/m.prom" 2>&1); rc=$?
 check_rc $rc 3 "export into a missing directory fails"
 echo "$err" | grep -q "cannot write metrics to '$T_TMP/nodir/m.prom'" && pass "names the file" ||
@@ -369,5 +405,5 @@ MEMCTL_CGROUP_ROOT=$ROOT MEMCTL_CGROUP_VERSION=2 MEMCTL_FAKE_SELF=/svc mc -o jso
 	"$PY" -c 'import json, sys; g = {r["path"]: r for r in json.load(sys.stdin)["groups"]}["/svc/new\nline"]; assert g["pressure"]["some"]["total_us"] == 2500000 and g["stat"]["pgscan"] == 11, g' &&
 	pass "v2 JSON: pressure and stat" || fail "v2 JSON"
 
-kill $HOG 2>/dev/null; wait $HOG 2>/dev/null
+kill $HOG 2>/dev/null; wait $HOG 2>/dev/null; HOG=
 summary
