@@ -59,8 +59,9 @@ for line in sys.stdin:
     print(sum(map(len, held)) >> 20)
 '" < "$T_TMP/ctl" > "$T_TMP/hog.out" &
 HOG=$!
-NE=
-trap 'kill $HOG $NE 2>/dev/null; wait $HOG $NE 2>/dev/null; cleanup' EXIT
+NE= RUN=
+# memctl run would make the groups again after cleanup: it goes first
+trap 'kill -CONT $RUN 2>/dev/null; kill $HOG $NE $RUN 2>/dev/null; wait $HOG $NE $RUN 2>/dev/null; cleanup' EXIT
 echo 32 >&3
 for i in $(seq 1 1000); do grep -qx 32 "$T_TMP/hog.out" && break; sleep 0.01; done
 check_eq "$(tail -n1 "$T_TMP/hog.out")" 32 "the workload holds 32M in $A/ws"
@@ -313,6 +314,7 @@ PY
 rc=$?
 kill -TERM $RUN; wait $RUN
 check_rc $? 0 "run --export stops on SIGTERM"
+RUN=
 [ $rc -eq 0 ] && pass "run --export: $(cat "$T_TMP/reader.out")" ||
 	fail "run --export reader: $(cat "$T_TMP/reader.out"); log: $(tail -5 "$T_TMP/run.log")"
 check_eq "$(ls -A "$T_TMP/run")" memctl.prom "no temporary file left by run"
@@ -334,6 +336,7 @@ n0=$(intervals)
 sleep 1.5   # the stall: 15 intervals of 100ms missed
 kill -CONT $RUN; kill -TERM $RUN; wait $RUN
 check_rc $? 0 "stalled run stops on SIGTERM"
+RUN=
 n=$(sed -n 's/.*stopping after \([0-9]*\) intervals.*/\1/p' "$T_TMP/stall.log")
 [ -n "$n" ] && [ "$n" -le $((n0 + 2)) ] && pass "after the stall: $n intervals, $n0 before it (missed ones not run)" ||
 	fail "after the stall: '$n' intervals, $n0 before it: missed intervals were run back to back"
@@ -349,6 +352,7 @@ else
 	for i in $(seq 1 1000); do [ -s "$T_TMP/run/steady.prom" ] && break; sleep 0.01; done
 	sleep 2
 	kill -TERM $RUN; wait $RUN
+	RUN=
 	faults=$(sed -n 's/.*new pages taken after the first [0-9]* intervals: \([0-9]*\).*/\1/p' "$T_TMP/steady.log")
 	check_eq "$faults" 0 "run --export takes no new page in the steady state"
 fi
