@@ -28,7 +28,7 @@ enum {
 enum mc_output {
 	MC_OUT_TEXT = 0,
 	MC_OUT_JSON,
-	MC_OUT_PROM,              /* export only: Prometheus text format */
+	MC_OUT_PROM,              /* export, run --export: Prometheus text format */
 };
 
 /* Setup a command needs before it runs (git style). */
