@@ -191,6 +191,9 @@ const char *mc_strerror(int err);
 
 /* --- output.c --- */
 
+/* Width of the name column of get and status: the longest knob name. */
+#define MC_NAME_COL ((int)sizeof("reclaim_protect_active") - 1)
+
 /* Prints s as a JSON string literal (quotes included). */
 void mc_json_str(FILE *f, const char *s);
 /* Prints a raw value as JSON: a number, or "max". */
