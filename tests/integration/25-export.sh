@@ -13,6 +13,8 @@ prereq_root
 prereq_memcg
 
 PY=/usr/bin/python3   # Debian's, with Debian's python3-prometheus-client (not a pyenv one)
+# The QEMU guest has no python at all (scripts/setup.sh installs it everywhere else).
+[ -x "$PY" ] || skip "no python3 on this host: the Prometheus parsers cannot run"
 
 "$PY" -c 'import prometheus_client.parser' 2>/dev/null ||
 	{ fail "python3-prometheus-client is missing (scripts/setup.sh installs it)"; summary; exit 1; }
