@@ -50,7 +50,7 @@ static void print_value(struct mc_ctx *ctx, const struct mc_group_snap *g, int w
 		return;
 	}
 	if (name)
-		fprintf(ctx->out_f, "%-11s ", label);
+		fprintf(ctx->out_f, "%-*s ", MC_NAME_COL, label);
 	if (valid)
 		fprintf(ctx->out_f, "%s\n", mc_fmt_size(v, buf));
 	else

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "export.h"
 
 struct run {
 	struct mc_ctx *ctx;
@@ -38,6 +39,7 @@ struct run {
 	unsigned reclaims;     /* this interval */
 	long steady_faults;    /* minor faults after the warm-up intervals */
 	unsigned peak;         /* most reclaims in flight at once, this interval */
+	struct mc_export *export;  /* --export FILE, or NULL */
 };
 
 static struct run *the_run;   /* for the plan callbacks, which take only ctx */
@@ -122,6 +124,8 @@ static void interval_done(struct run *r, int rc)
 static void on_notes(struct mc_ctx *ctx, const struct mc_decisions *dec,
 		     const struct mc_diags *diags)
 {
+	if (the_run->export && mc_export_take_decisions(the_run->export, dec) < 0)
+		mc_err("export: out of memory: this interval's decisions are left out");
 	for (size_t i = 0; i < dec->n_notes; i++)
 		if (first_time(the_run, dec->notes[i]))
 			run_log(5, "note: %s", dec->notes[i]);
@@ -181,6 +185,44 @@ static void on_dry_step(struct mc_ctx *ctx, const struct mc_step *s)
 		on_step(ctx, s);
 }
 
+/* Export warnings are notes about the host: logged once each, like notes. */
+static void on_export_warning(const char *msg)
+{
+	if (first_time(the_run, msg))
+		run_log(4, "%s", msg);
+}
+
+/*
+ * --export FILE: the groups below the profile's parent (it may change on
+ * SIGHUP) with this interval's decisions, replacing FILE atomically.
+ * A failure is logged like any problem; the loop goes on.
+ */
+static void export_interval(struct run *r, const struct mc_profile *p,
+			    const struct mc_plan_req *req)
+{
+	enum mc_export_format f = r->ctx->out == MC_OUT_JSON ? MC_EXPORT_JSON : MC_EXPORT_PROM;
+	char *parent = NULL;
+	const char *buf;
+	size_t len;
+	int e;
+
+	e = mc_host_resolve_parent(r->ctx->host, p->parent, &parent);
+	if (e == 0)
+		e = mc_export_set_parent(r->export, parent);
+	if (e == 0)
+		e = mc_export_set_engine(r->export, req->pol, parent);
+	free(parent);
+	mc_export_set_intervals(r->export, r->iteration);
+	if (e == 0)
+		e = mc_export_refresh(r->export);
+	if (e == 0)
+		e = mc_export_render(r->export, f, &buf, &len);
+	if (e == 0)
+		e = mc_export_write_file(r->export, r->ctx->export_file, buf, len);
+	if (e < 0)
+		mc_err("cannot export to '%s': %s", r->ctx->export_file, mc_strerror(e));
+}
+
 static void deadline_add(struct timespec *t, uint64_t ms)
 {
 	t->tv_sec += (time_t)(ms / 1000);
@@ -191,7 +233,29 @@ static void deadline_add(struct timespec *t, uint64_t ms)
 	}
 }
 
-/* Waits until deadline for a signal. Returns the signal, or 0 at the deadline. */
+/*
+ * The next deadline, one interval on. A loop more than an interval late
+ * (the host stalled it) starts again from now instead of running the
+ * missed intervals back to back.
+ */
+static void deadline_next(struct timespec *t, uint64_t ms)
+{
+	struct timespec now, late;
+
+	deadline_add(t, ms);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	late = *t;
+	deadline_add(&late, ms);
+	if (now.tv_sec > late.tv_sec || (now.tv_sec == late.tv_sec && now.tv_nsec > late.tv_nsec))
+		*t = now;
+}
+
+/*
+ * Waits until deadline for a signal. Returns the signal, or 0 at the
+ * deadline. A deadline already past still takes a pending signal: a loop
+ * whose intervals run late (a loaded host, a big tree, a slow disk under
+ * --export) must still stop on SIGTERM.
+ */
 static int wait_signal(const sigset_t *set, const struct timespec *deadline)
 {
 	for (;;) {
@@ -206,7 +270,7 @@ static int wait_signal(const sigset_t *set, const struct timespec *deadline)
 			left.tv_nsec += 1000000000L;
 		}
 		if (left.tv_sec < 0)
-			return 0;
+			left.tv_sec = left.tv_nsec = 0;
 		sig = sigtimedwait(set, NULL, &left);
 		if (sig > 0)
 			return sig;
@@ -337,6 +401,15 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		mc_profile_free(&p);
 		return rc;
 	}
+	/* export_interval points it at the profile's parent (which SIGHUP may change) */
+	if (ctx->export_file && mc_export_new(ctx->host, "/", &run.export) < 0) {
+		mc_err("out of memory");
+		mc_policy_free(req.pol);
+		mc_profile_free(&p);
+		return MC_EXIT_HOST;
+	}
+	if (run.export)
+		mc_export_set_warn(run.export, on_export_warning);
 #if defined(__SANITIZE_ADDRESS__)
 	/* The sanitizer's shadow memory cannot be locked: test builds skip it. */
 	mlock = false;
@@ -369,7 +442,11 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		run.iteration++;
 		run.reclaims = 0;
 		run.peak = 0;
+		if (run.export)
+			mc_export_clear_decisions(run.export);
 		rc = mc_run_plan(ctx, &p, &req);
+		if (run.export)
+			export_interval(&run, &p, &req);
 		if (run.iteration > RUN_WARMUP_INTERVALS)
 			run.steady_faults += minor_faults() - faults;
 		if (run.reclaims)
@@ -378,7 +455,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		interval_done(&run, rc);
 		if (once)
 			break;
-		deadline_add(&next, p.interval_ms);
+		deadline_next(&next, p.interval_ms);
 		while ((sig = wait_signal(&set, &next)) == SIGHUP)
 			reload(path, &p);
 		if (sig == SIGTERM || sig == SIGINT) {
@@ -394,6 +471,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 	mc_err_hook = NULL;
 	list_clear(&run.seen, &run.n_seen);
 	list_clear(&run.errors, &run.n_errors);
+	mc_export_free(run.export);
 	mc_policy_free(req.pol);
 	mc_profile_free(&p);
 	mc_self_group_free(&self_group);
@@ -410,6 +488,9 @@ const struct mc_cmd cmd_run_entry = {
 	.help = "Logs one line per decision to stderr (journald priorities when run by systemd).\n"
 		"--once: one interval; --dry-run: log decisions, write nothing;\n"
 		"--no-mlock: do not lock memctl's memory.\n"
+		"--export FILE: rewrite FILE atomically every interval with the metrics of\n"
+		"the profile's groups and the engine's decisions (-o json: JSON, else the\n"
+		"Prometheus text format; see memctl export).\n"
 		"SIGHUP reloads the profile (a broken one is reported, the old one kept);\n"
 		"SIGTERM and SIGINT stop after the current interval.\n",
 	.exec = cmd_run_exec,

@@ -269,7 +269,7 @@ static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
 			st->mounts[i].options);
 	fputs("knobs\n", f);
 	for (int k = 0; k < MC_KNOB__COUNT; k++)
-		fprintf(f, "  %-11s %-9s %s\n", mc_knob_info(k)->name, mech_name(st->knob[k].mech),
+		fprintf(f, "  %-*s %-9s %s\n", MC_NAME_COL, mc_knob_info(k)->name, mech_name(st->knob[k].mech),
 			st->knob[k].how);
 	fputs("policies (memctl run)\n", f);
 	{
@@ -277,15 +277,16 @@ static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
 
 		policy_mechs(st, pm);
 		for (int i = 0; i < 5; i++)
-			fprintf(f, "  %-11s %-9s %s\n", pm[i].name, mech_name(pm[i].mech), pm[i].how);
+			fprintf(f, "  %-*s %-9s %s\n", MC_NAME_COL, pm[i].name, mech_name(pm[i].mech),
+				pm[i].how);
 	}
 	fputs("features\n", f);
 	features(st, fe);
 	for (int i = 0; i < 3; i++) {
 		if (fe[i].present)
-			fprintf(f, "  %-11s yes\n", fe[i].name);
+			fprintf(f, "  %-*s yes\n", MC_NAME_COL, fe[i].name);
 		else
-			fprintf(f, "  %-11s no        %s\n", fe[i].name, fe[i].absent_means);
+			fprintf(f, "  %-*s no        %s\n", MC_NAME_COL, fe[i].name, fe[i].absent_means);
 	}
 	return MC_EXIT_OK;
 }

@@ -30,6 +30,7 @@ enum {
 enum mc_output {
 	MC_OUT_TEXT = 0,
 	MC_OUT_JSON,
+	MC_OUT_PROM,              /* export, run --export: Prometheus text format */
 };
 
 /* Setup a command needs before it runs (git style). */
@@ -56,7 +57,8 @@ struct mc_ctx {
 	const char *profile;      /* top --profile */
 	const char *sort;         /* top --sort */
 	const char *columns;      /* top --columns */
-	const char *script;       /* shell -f FILE */
+	const char *script;       /* shell -f FILE; export --file FILE */
+	const char *export_file;  /* run --export FILE */
 	bool keep_going;          /* shell --keep-going */
 	struct mc_host *host;     /* set when CMD_NEED_HOST */
 	FILE *out_f;              /* stdout, or the shell's output later */
@@ -86,6 +88,7 @@ extern const struct mc_cmd cmd_top_entry;
 extern const struct mc_cmd cmd_shell_entry;
 extern const struct mc_cmd cmd_import_entry;
 extern const struct mc_cmd cmd_completion_entry;
+extern const struct mc_cmd cmd_export_entry;
 
 extern const struct mc_cmd *const mc_cmd_table[];
 
@@ -187,6 +190,9 @@ int mc_resolve_group(struct mc_ctx *ctx, const char *arg, char **ret);
 const char *mc_strerror(int err);
 
 /* --- output.c --- */
+
+/* Width of the name column of get and status: the longest knob name. */
+#define MC_NAME_COL ((int)sizeof("reclaim_protect_active") - 1)
 
 /* Prints s as a JSON string literal (quotes included). */
 void mc_json_str(FILE *f, const char *s);

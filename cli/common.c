@@ -252,10 +252,19 @@ int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc
 			mc_diags_free(&d);
 			return MC_EXIT_HOST;
 		}
-		if (req->notes)
+		if (snap.uncached &&
+		    mc_decisions_add_note(&dec, mc_asprintf("%zu of %zu groups do not fit the %zu open files memctl keeps (half the soft RLIMIT_NOFILE): their files are opened and closed again every snapshot, which is slower",
+							  snap.uncached, snap.n, snap.fd_budget)) < 0) {
+			mc_err("out of memory");
+			r = -ENOMEM;
+		}
+		if (req->notes) {
 			req->notes(ctx, &dec, &d);
-		else
+		} else {
 			mc_print_diags(&d);
+			for (size_t i = 0; i < dec.n_notes; i++)
+				mc_err("note: %s", dec.notes[i]);
+		}
 		mc_diags_free(&d);
 		o.decisions = &dec;
 	}

@@ -26,6 +26,7 @@ const struct mc_cmd *const mc_cmd_table[] = {
 	&cmd_shell_entry,
 	&cmd_import_entry,
 	&cmd_completion_entry,
+	&cmd_export_entry,
 	NULL,
 };
 
@@ -60,7 +61,8 @@ const struct mc_cmd *mc_cmd_find(const char *prog, const char *name)
 const char mc_options_help[] =
 	"Options:\n"
 	"  -p, --parent PATH       parent for relative GROUP arguments (default: self)\n"
-	"  -o, --output FORMAT     text (default) or json, for plan, get and status\n"
+	"  -o, --output FORMAT     text (default) or json, for plan, get and status;\n"
+	"                          prom (default) or json for export\n"
 	"  -s, --state-dir DIR     lock and journal directory (default: /run/memctl,\n"
 	"                          or $MEMCTL_STATE_DIR)\n"
 	"      --no-wait           fail instead of waiting when another apply holds the lock\n"
@@ -72,11 +74,14 @@ const char mc_options_help[] =
 	"  -b, --batch             top: print refreshes as text (or -o json), no screen\n"
 	"  -n, --iterations N      top: stop after N refreshes\n"
 	"  -d, --delay SECONDS     top: time between refreshes (default 1)\n"
-	"      --profile FILE      top: show the engine's decisions for FILE (nothing is written)\n"
+	"      --profile FILE      top, export: show the engine's decisions for FILE\n"
+	"                          (nothing is written)\n"
 	"                          status: say who writes FILE's parent (systemd's single writer)\n"
 	"      --sort COLUMN       top: sort siblings by COLUMN (default group)\n"
 	"      --columns LIST      top: columns to show, comma-separated (see memctl top --help)\n"
-	"  -f, --file FILE         shell: run the commands in FILE\n"
+	"  -f, --file FILE         shell: run the commands in FILE;\n"
+	"                          export: replace FILE atomically instead of printing\n"
+	"      --export FILE       run: rewrite FILE with the metrics every interval\n"
 	"      --keep-going        shell: go on after a failing line\n"
 	"      --cgroup-root DIR   use DIR as the memory hierarchy (tests; $MEMCTL_CGROUP_ROOT)\n"
 	"  -h, --help              show help (for a command: memctl COMMAND --help)\n"
@@ -150,6 +155,7 @@ const struct option mc_longopts[] = {
 		{ "columns", required_argument, NULL, 'C' },
 		{ "file", required_argument, NULL, 'f' },
 		{ "keep-going", no_argument, NULL, 'K' },
+		{ "export", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -176,8 +182,11 @@ int mc_main(struct mc_ctx *base, int argc, char **argv)
 				ctx.out = MC_OUT_JSON;
 			} else if (strcmp(optarg, "text") == 0) {
 				ctx.out = MC_OUT_TEXT;
+			} else if (strcmp(optarg, "prom") == 0) {
+				ctx.out = MC_OUT_PROM;
 			} else {
-				mc_err("unknown output format '%s' (text or json)", optarg);
+				mc_err("unknown output format '%s' (text, json, or prom for export)",
+				       optarg);
 				return MC_EXIT_INVALID;
 			}
 			break;
@@ -237,6 +246,9 @@ int mc_main(struct mc_ctx *base, int argc, char **argv)
 		case 'K':
 			ctx.keep_going = true;
 			break;
+		case 'E':
+			ctx.export_file = optarg;
+			break;
 		case 'h':
 			help = true;
 			break;
@@ -258,6 +270,10 @@ int mc_main(struct mc_ctx *base, int argc, char **argv)
 		cmd = mc_cmd_find(ctx.prog, argv[optind++]);
 		if (!cmd)
 			return MC_EXIT_INVALID;
+	}
+	if (ctx.out == MC_OUT_PROM && cmd != &cmd_export_entry && cmd != &cmd_run_entry) {
+		mc_err("%s: -o prom is for export and run --export only", cmd->name);
+		return MC_EXIT_INVALID;
 	}
 	if (help) {
 		cmd_usage(ctx.out_f, ctx.prog, cmd);

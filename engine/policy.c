@@ -380,6 +380,19 @@ static int push_reclaim(struct build *b, const char *group, uint64_t bytes, uint
 	return 0;
 }
 
+int mc_decisions_add_note(struct mc_decisions *d, char *note)
+{
+	char **v = note ? realloc(d->notes, (d->n_notes + 1) * sizeof(*v)) : NULL;
+
+	if (!v) {
+		free(note);
+		return -ENOMEM;
+	}
+	d->notes = v;
+	d->notes[d->n_notes++] = note;
+	return 0;
+}
+
 static int push_note(struct build *b, char *note)
 {
 	if (!note || grow((void **)&b->d.notes, &b->notes_cap, b->d.n_notes, sizeof(note)) < 0) {

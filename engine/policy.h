@@ -101,6 +101,9 @@ int mc_policy_working_set(const struct mc_policy *pol, const char *group, uint64
 
 void mc_decisions_free(struct mc_decisions *d);
 
+/* Appends a note (taking ownership of it) to d. 0 or -ENOMEM (note freed). */
+int mc_decisions_add_note(struct mc_decisions *d, char *note);
+
 /* ---- Building blocks, exposed for table-driven tests. All pure. ---- */
 
 /*

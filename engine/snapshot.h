@@ -54,6 +54,10 @@ struct mc_snapshot {
 	uint64_t parent_limit;   /* effective limit at the parent: min of ancestors' max, or RAM */
 	/* vm.max_reclaimers_per_node of memctl's kernel patch; -1: no such sysctl */
 	long kernel_per_node;
+	/* groups read with their files opened and closed again, past the budget
+	 * of kept-open descriptors (fd_budget: half the soft RLIMIT_NOFILE) */
+	size_t uncached;
+	size_t fd_budget;
 	struct mc_group_snap *groups;  /* [0] is the parent itself, then preorder */
 	size_t n;
 };

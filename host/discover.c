@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -645,6 +646,24 @@ static int count_numa_nodes(void)
 	return n > 0 ? n : 1;
 }
 
+/*
+ * Snapshots keep the files of up to half the soft RLIMIT_NOFILE open (see
+ * snapshot-read.c). The soft limit is often 1024 (systemd's default) with a
+ * hard limit far above: raise it to the hard one, as systemd advises
+ * programs that need many descriptors to do. The only descriptor memctl
+ * waits on (readline, ncurses: select/poll) is standard input, so high
+ * descriptor numbers do not matter to FD_SETSIZE.
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? 1 << 20 : rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int mc_host_open(const struct mc_host_opts *o, struct mc_host **ret)
 {
 	struct mc_host *h = calloc(1, sizeof(*h));
@@ -654,6 +673,7 @@ int mc_host_open(const struct mc_host_opts *o, struct mc_host **ret)
 	if (!h)
 		return -ENOMEM;
 	h->rootfd = -1;
+	raise_nofile();
 	r = o && o->cgroup_root ? open_fake(h, o) : open_real(h);
 	if (r < 0)
 		goto fail;

@@ -585,8 +585,8 @@ static int visit(struct snap_ctx *x, struct host_group *g, int pfd, const char *
 	r = snap_append(x, &gs);
 	if (r < 0)
 		goto out;
-	if (!g->cached)
-		cache_put(h, g, x->budget);
+	if (!g->cached && !cache_put(h, g, x->budget))
+		x->s->uncached++;
 	g->gen = h->cache.gen;
 
 	r = list_children(g, &c, &n);
@@ -717,6 +717,7 @@ int mc_host_snapshot(struct mc_host *h, const char *parent, struct mc_snapshot *
 	r = effective_limit(h, s.parent, &s.parent_limit);
 	if (r < 0)
 		goto fail;
+	s.fd_budget = x.budget;
 	if (mc_host_sysctl_read(h, "vm.max_reclaimers_per_node", &s.kernel_per_node) < 0)
 		s.kernel_per_node = -1;
 	*ret = s;

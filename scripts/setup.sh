@@ -9,7 +9,7 @@ flavour=${1:-release}
 
 pkgs=(build-essential cmake pkg-config libcgroup-dev libyaml-dev libreadline-dev
       libncurses-dev python3 groff-base man-db tmux jq time cgroup-tools bash-completion zsh
-      systemd bsdextrautils)  # bench/: systemd-cgtop, column
+      systemd bsdextrautils python3-prometheus-client)  # bench/: systemd-cgtop, column
 # install_missing [APT-OPTION...] -- PKG...: installs those not yet installed.
 install_missing() {
 	local opts=() missing=() p sudo=""
@@ -29,6 +29,27 @@ install_missing -- "${pkgs[@]}"
 # Packaging and fleet-example checks (tests/dist), without recommendations:
 # ansible-core alone is enough for --syntax-check, and recommends all of ansible.
 install_missing --no-install-recommends -- dpkg-dev lintian strace ansible-core prometheus python3-yaml
+
+# For the export test, two of Prometheus's own programs: promtool (checks
+# the metrics format) and node_exporter (its textfile collector is what
+# reads memctl's file). Installing their packages would also install and
+# start a Prometheus server and an exporter on the test host, so only the
+# binaries are taken out of Debian's packages, into /var/cache/memctl-tools.
+tools_dir=/var/cache/memctl-tools
+for pb in prometheus:promtool prometheus-node-exporter:prometheus-node-exporter; do
+	pkg=${pb%%:*} bin=${pb#*:}
+	command -v "$bin" > /dev/null || [ -x "$tools_dir/$bin" ] && continue
+	echo "taking $bin out of Debian's $pkg package into $tools_dir"
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	(cd "$tmp" && { apt-get download -q "$pkg" ||
+		{ $sudo apt-get -o DPkg::Lock::Timeout=600 update -q && apt-get download -q "$pkg"; }; })
+	dpkg-deb --fsys-tarfile "$tmp/${pkg}"_*.deb | tar -x -C "$tmp" "./usr/bin/$bin"
+	$sudo install -D -m 0755 "$tmp/usr/bin/$bin" "$tools_dir/$bin"
+	rm -rf "$tmp"
+done
 
 case $flavour in
 release) opts=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr) ;;

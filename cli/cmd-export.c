@@ -1,0 +1,124 @@
+/*
+ * memctl export: metrics of every group below the parent, once, in the
+ * Prometheus text format (node_exporter's textfile collector) or as JSON,
+ * on stdout or atomically into --file. With --profile the engine runs one
+ * interval on the profile's parent, as `memctl run --dry-run` would, and
+ * its working-set estimates and decisions are exported too; nothing is
+ * written to the cgroups. The formats live in export.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "export.h"
+
+/* One policy interval on the profile's parent; its decisions go to e. Exit code or 0. */
+static int export_engine(struct mc_ctx *ctx, struct mc_export *e, const struct mc_profile *p,
+			 struct mc_policy *pol)
+{
+	struct mc_decisions dec = { 0 };
+	struct mc_snapshot snap = { 0 };
+	struct mc_diags d = { 0 };
+	char *pparent = NULL;
+	int r;
+
+	r = mc_host_resolve_parent(ctx->host, p->parent, &pparent);
+	if (r < 0) {
+		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
+		       p->parent_pos.col, p->parent, mc_strerror(r));
+		return MC_EXIT_INVALID;
+	}
+	r = mc_host_snapshot(ctx->host, pparent, &snap);
+	if (r < 0) {
+		mc_err("cannot read the profile's parent '%s': %s", pparent, mc_strerror(r));
+		free(pparent);
+		return r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
+	}
+	r = mc_policy_decide(pol, p, &snap, mc_host_caps(ctx->host), &dec, &d);
+	/* policy problems do not stop the export: they are warnings, as in run */
+	mc_print_diags(&d);
+	if (r == 0)
+		r = mc_export_set_engine(e, pol, pparent);
+	if (r == 0)
+		r = mc_export_take_decisions(e, &dec);
+	if (r < 0)
+		mc_err("policy engine: %s", mc_strerror(r));
+	mc_diags_free(&d);
+	mc_decisions_free(&dec);
+	mc_snapshot_free(&snap);
+	free(pparent);
+	return r < 0 ? MC_EXIT_HOST : 0;
+}
+
+static int cmd_export_exec(struct mc_ctx *ctx, int argc, char **argv)
+{
+	enum mc_export_format f = ctx->out == MC_OUT_JSON ? MC_EXPORT_JSON : MC_EXPORT_PROM;
+	struct mc_export *e = NULL;
+	struct mc_policy *pol = NULL;
+	struct mc_profile prof;
+	bool have_prof = false;
+	char *parent = NULL;
+	const char *buf;
+	size_t len;
+	int rc = MC_EXIT_OK, r;
+
+	r = mc_host_resolve_parent(ctx->host, ctx->parent, &parent);
+	if (r < 0) {
+		mc_err("invalid parent '%s': %s", ctx->parent, mc_strerror(r));
+		return MC_EXIT_INVALID;
+	}
+	r = mc_export_new(ctx->host, parent, &e);
+	if (r < 0) {
+		mc_err("out of memory");
+		free(parent);
+		return MC_EXIT_HOST;
+	}
+	if (ctx->profile) {
+		if ((rc = mc_load_profile(ctx->profile, &prof)) != 0)
+			goto out;
+		have_prof = true;
+		if ((rc = mc_policy_for_host(ctx, &pol)) != 0)
+			goto out;
+		if ((rc = export_engine(ctx, e, &prof, pol)) != 0)
+			goto out;
+	}
+	r = mc_export_refresh(e);
+	if (r < 0) {
+		mc_err("cannot read '%s': %s", parent, mc_strerror(r));
+		rc = r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
+		goto out;
+	}
+	r = mc_export_render(e, f, &buf, &len);
+	if (r == 0 && ctx->script)
+		r = mc_export_write_file(e, ctx->script, buf, len);
+	else if (r == 0 && fwrite(buf, 1, len, ctx->out_f) != len)
+		r = -EIO;
+	if (r < 0) {
+		mc_err("cannot write metrics to '%s': %s", ctx->script ? ctx->script : "stdout",
+		       mc_strerror(r));
+		rc = MC_EXIT_HOST;
+	}
+out:
+	mc_export_free(e);
+	mc_policy_free(pol);
+	if (have_prof)
+		mc_profile_free(&prof);
+	free(parent);
+	return rc;
+}
+
+const struct mc_cmd cmd_export_entry = {
+	.name = "export",
+	.args = "",
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_NEED_HOST,
+	.summary = "metrics of the groups below the parent, for Prometheus or as JSON",
+	.help = "-p PARENT (default self); -o prom (default: Prometheus text format, for\n"
+		"node_exporter's textfile collector) or -o json; --file FILE: replace FILE\n"
+		"atomically instead of printing; --profile FILE: add the engine's working-set\n"
+		"estimates and decisions for FILE (nothing is written to the cgroups).\n"
+		"memctl run --export FILE rewrites FILE every interval.\n",
+	.exec = cmd_export_exec,
+};
