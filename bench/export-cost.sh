@@ -8,8 +8,11 @@
 # with and without --export. Rounds interleave the variants so that noise
 # from other work on the host falls on all of them alike.
 #
-#   bench/export-cost.sh [--groups N] [--rounds R] [--seconds S]
+#   bench/export-cost.sh [--quick] [--groups N] [--rounds R] [--seconds S]
 #
+# --quick (bench/run.sh --quick, CI): 20 groups, one round of 1 s, to prove
+# it still runs. Under bench/run.sh the numbers also go to
+# $BENCH_RESULTS/export-cost.tsv.
 # MEMCTL (default build/release/memctl). Needs root and a memory cgroup we
 # may create groups in; they are made below our own cgroup and removed at
 # the end.
@@ -24,7 +27,8 @@ while [ $# -gt 0 ]; do
 	--groups) N=$2; shift 2 ;;
 	--rounds) ROUNDS=$2; shift 2 ;;
 	--seconds) SECONDS_RUN=$2; shift 2 ;;
-	*) echo "usage: $0 [--groups N] [--rounds R] [--seconds S]" >&2; exit 2 ;;
+	--quick) N=20 ROUNDS=1 SECONDS_RUN=1; shift ;;
+	*) echo "usage: $0 [--quick] [--groups N] [--rounds R] [--seconds S]" >&2; exit 2 ;;
 	esac
 done
 self=$(sed -n 's/^[0-9]*:\([^:]*,\)\{0,1\}memory\(,[^:]*\)\{0,1\}:\(.*\)/\3/p' /proc/self/cgroup)
@@ -55,6 +59,8 @@ cpu_of() {
 	echo $((t1 - t0))
 }
 hz=$(getconf CLK_TCK)
+TSV=${BENCH_RESULTS:+$BENCH_RESULTS/export-cost.tsv}
+[ -n "$TSV" ] && printf 'groups\tway\tcpu_ms\tx_baseline\n' > "$TSV"
 # Each variant 20 times per round, so clock ticks add up to something.
 declare -A ticks
 for r in $(seq 1 "$ROUNDS"); do
@@ -79,6 +85,7 @@ for v in top prom json; do
 	json) name="export -o json" ;;
 	esac
 	printf '  %-22s %8s ms  x%s of top\n' "$name" "$ms" "$ratio"
+	[ -n "$TSV" ] && printf '%s\t%s\t%s\t%s\n' "$count" "$v" "$ms" "$ratio" >> "$TSV"
 done
 echo "  output: $("$MEMCTL" -p "self/$TOP" export | wc -c) bytes prom, $("$MEMCTL" -p "self/$TOP" -o json export | wc -c) bytes json"
 
@@ -117,4 +124,6 @@ for v in plain export; do
 	ratio=$(awk -v t="${rt[$v]}" -v n="${ri[$v]}" -v t0="${rt[plain]}" -v n0="${ri[plain]}" \
 		'BEGIN {printf "%.2f", (t0 && n) ? (t / n) / (t0 / n0) : 0}')
 	printf '  %-22s %8s ms CPU per interval  x%s\n' "$([ $v = plain ] && echo run || echo "run --export")" "$ms" "$ratio"
+	[ -n "$TSV" ] && printf '%s\trun-%s\t%s\t%s\n' "$count" "$v" "$ms" "$ratio" >> "$TSV"
 done
+exit 0
