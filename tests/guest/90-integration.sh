@@ -8,10 +8,11 @@ command -v bash >/dev/null || skip "no bash in the initramfs"
 export MEMCTL=/usr/bin/memctl MEMCTL_SOURCE_DIR=/src PATH=/usr/local/gnu:$PATH
 # Workloads from tests/guest/build-workloads.sh; page cache on the ext2
 # disk (the guest's / and /tmp are RAM); sizes of test 10 scaled to 1G RAM.
-# Test 10's working set is 48M of the 64M parent: at 32M the 6.1 kernel
-# keeps it without help (the streamer's inactive list is not low), and
-# the comparison would prove nothing.
-export MEMCTL_WORKLOADS=/tests/bin MEMCTL_TEST_SCALE=4 MEMCTL_T10_WS_M=48
+# Test 10's working set is 52M of the 64M parent: at 32M the 6.1 kernel
+# keeps it without help (the streamer's inactive list is not low); at 48M
+# the baseline kept 55-62% (the test wants it to lose, <= 60%); at 52M it
+# keeps 51-53% without memctl and 100% with it.
+export MEMCTL_WORKLOADS=/tests/bin MEMCTL_TEST_SCALE=4 MEMCTL_T10_WS_M=52
 # The sanitizer build's peaks in this guest are about 4x the host's (52M
 # for an empty profile against 12M; 514M against 126M for the alias bomb),
 # with THP at madvise too; the cause is not established. Test 16's bound
