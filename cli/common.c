@@ -254,10 +254,8 @@ int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc
 		}
 		if (snap.uncached &&
 		    mc_decisions_add_note(&dec, mc_asprintf("%zu of %zu groups do not fit the %zu open files memctl keeps (half the soft RLIMIT_NOFILE): their files are opened and closed again every snapshot, which is slower",
-							  snap.uncached, snap.n, snap.fd_budget)) < 0) {
-			mc_err("out of memory");
-			r = -ENOMEM;
-		}
+							  snap.uncached, snap.n, snap.fd_budget)) < 0)
+			mc_err("out of memory: a note is lost");
 		if (req->notes) {
 			req->notes(ctx, &dec, &d);
 		} else {

@@ -295,8 +295,7 @@ int mc_host_write_knob(struct mc_host *h, const char *group, enum mc_knob k, uin
 {
 	char val[24];
 	uint64_t back;
-	ssize_t n;
-	int gfd, fd, len, r;
+	int gfd, r;
 
 	if ((r = host_write_begin(h)) < 0)
 		return r;
@@ -305,22 +304,15 @@ int mc_host_write_knob(struct mc_host *h, const char *group, enum mc_knob k, uin
 	if (!h->caps.file[k])
 		return -ENOENT;
 	if (raw == MC_SIZE_MAX)
-		len = snprintf(val, sizeof(val), "%s", h->caps.ver == MC_CGV1 ? "-1" : "max");
+		snprintf(val, sizeof(val), "%s", h->caps.ver == MC_CGV1 ? "-1" : "max");
 	else
-		len = snprintf(val, sizeof(val), "%" PRIu64, raw);
+		snprintf(val, sizeof(val), "%" PRIu64, raw);
 
 	r = walk(h, group, O_PATH, &gfd, NULL);
 	if (r < 0)
 		return r;
 	/* O_TRUNC: a fake tree's plain file must not keep a longer old value's tail. */
-	fd = openat(gfd, h->caps.file[k], O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		goto out;
-	}
-	n = write(fd, val, (size_t)len);
-	r = n < 0 ? -errno : n != len ? -EIO : 0;
-	close(fd);
+	r = host_write_at(gfd, h->caps.file[k], O_TRUNC, val);
 	if (r < 0)
 		goto out;
 	host_write_done(h);
@@ -378,14 +370,13 @@ bool host_has_word(const char *text, const char *word)
 	return false;
 }
 
-/* Writes text to file of the group open at gfd, in one write(2). */
-static int write_text_at(int gfd, const char *file, const char *text)
+int host_write_at(int dirfd, const char *file, int flags, const char *text)
 {
 	size_t len = strlen(text);
 	ssize_t n;
 	int fd, r;
 
-	fd = openat(gfd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(dirfd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | flags);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, text, len);
@@ -403,7 +394,7 @@ int mc_host_write_text(struct mc_host *h, const char *group, const char *file, c
 	r = walk(h, group, O_PATH, &gfd, NULL);
 	if (r < 0)
 		return r;
-	r = write_text_at(gfd, file, text);
+	r = host_write_at(gfd, file, 0, text);
 	close(gfd);
 	return r;
 }
@@ -420,7 +411,7 @@ int mc_host_delegate_memory(struct mc_host *h, const char *group, bool on)
 	r = walk(h, group, O_PATH, &gfd, NULL);
 	if (r < 0)
 		return r;
-	r = write_text_at(gfd, "cgroup.subtree_control", on ? "+memory" : "-memory");
+	r = host_write_at(gfd, "cgroup.subtree_control", 0, on ? "+memory" : "-memory");
 	if (r < 0)
 		goto out;
 	host_write_done(h);

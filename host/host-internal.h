@@ -121,6 +121,12 @@ void host_buf_free(struct host_buf *b);
 int host_write_begin(struct mc_host *h);
 void host_write_done(struct mc_host *h);
 
+/*
+ * Writes text to file (relative to dirfd; O_NOFOLLOW, plus flags) in one
+ * write(2): 0, -errno, or -EIO for a short write. No read-back.
+ */
+int host_write_at(int dirfd, const char *file, int flags, const char *text);
+
 /* Whether word is one of the whitespace-separated words of text. */
 bool host_has_word(const char *text, const char *word);
 

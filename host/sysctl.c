@@ -62,21 +62,14 @@ int mc_host_sysctl_write(struct mc_host *h, const char *name, long v)
 {
 	char path[128], buf[32];
 	long back;
-	ssize_t n;
-	int fd, len, r;
+	int r;
 
 	if ((r = host_write_begin(h)) < 0)
 		return r;
 	if ((r = sysctl_path(h, name, path)) < 0)
 		return r;
-	len = snprintf(buf, sizeof(buf), "%ld", v);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, buf, (size_t)len);
-	r = n < 0 ? -errno : n != len ? -EIO : 0;
-	close(fd);
-	if (r < 0)
+	snprintf(buf, sizeof(buf), "%ld", v);
+	if ((r = host_write_at(AT_FDCWD, path, 0, buf)) < 0)
 		return r;
 	host_write_done(h);
 	if ((r = mc_host_sysctl_read(h, name, &back)) < 0)
