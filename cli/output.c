@@ -5,8 +5,12 @@
 #include "cmd.h"
 #include "escape.h"
 
-/* Writes what esc appends for s; out of memory prints nothing rather than a part. */
-static void print_escaped(FILE *f, const char *s, void (*esc)(struct mc_buf *, const char *))
+/*
+ * Writes what esc appends for s. Out of memory, the output says so in the
+ * value's place (never the raw string, never a part of it).
+ */
+static void print_escaped(FILE *f, const char *s, void (*esc)(struct mc_buf *, const char *),
+			  const char *oom)
 {
 	struct mc_buf b = { 0 };
 
@@ -14,18 +18,18 @@ static void print_escaped(FILE *f, const char *s, void (*esc)(struct mc_buf *, c
 	if (mc_buf_error(&b) == 0)
 		fwrite(b.p, 1, b.len, f);
 	else
-		mc_err("out of memory");
+		fputs(oom, f);
 	mc_buf_release(&b);
 }
 
 void mc_json_str(FILE *f, const char *s)
 {
-	print_escaped(f, s ? s : "", mc_esc_json);
+	print_escaped(f, s ? s : "", mc_esc_json, "\"(out of memory)\"");
 }
 
 void mc_text_str(FILE *f, const char *s)
 {
-	print_escaped(f, s, mc_esc_text);
+	print_escaped(f, s, mc_esc_text, "(out of memory)");
 }
 
 void mc_json_size(FILE *f, uint64_t v)
