@@ -12,7 +12,7 @@
 
 #include "cmd.h"
 #include "export.h"
-#include "outfile.h"
+#include "file.h"
 
 static void export_warn(const char *msg)
 {
@@ -61,7 +61,6 @@ static int cmd_export_exec(struct mc_ctx *ctx, int argc, char **argv)
 {
 	enum mc_export_format f = ctx->out == MC_OUT_JSON ? MC_EXPORT_JSON : MC_EXPORT_PROM;
 	struct mc_export *e = NULL;
-	struct mc_outfile file = { 0 };
 	struct mc_policy *pol = NULL;
 	struct mc_profile prof;
 	bool have_prof = false;
@@ -98,7 +97,7 @@ static int cmd_export_exec(struct mc_ctx *ctx, int argc, char **argv)
 	}
 	r = mc_export_render(e, f, &buf, &len);
 	if (r == 0 && ctx->script)
-		r = mc_outfile_write(&file, ctx->script, buf, len);
+		r = mc_file_replace(ctx->script, buf, len, MC_EXPORT_FILE_MODE);
 	else if (r == 0 && fwrite(buf, 1, len, ctx->out_f) != len)
 		r = -EIO;
 	if (r < 0) {
@@ -107,7 +106,6 @@ static int cmd_export_exec(struct mc_ctx *ctx, int argc, char **argv)
 		rc = MC_EXIT_HOST;
 	}
 out:
-	mc_outfile_release(&file);
 	mc_export_free(e);
 	mc_policy_free(pol);
 	if (have_prof)

@@ -26,7 +26,7 @@
 
 #include "cmd.h"
 #include "export.h"
-#include "outfile.h"
+#include "file.h"
 
 struct run {
 	struct mc_ctx *ctx;
@@ -41,7 +41,6 @@ struct run {
 	long steady_faults;    /* minor faults after the warm-up intervals */
 	unsigned peak;         /* most reclaims in flight at once, this interval */
 	struct mc_export *export;  /* --export FILE, or NULL */
-	struct mc_outfile export_file;
 };
 
 static struct run *the_run;   /* for the plan callbacks, which take only ctx */
@@ -220,7 +219,7 @@ static void export_interval(struct run *r, const struct mc_profile *p,
 	if (e == 0)
 		e = mc_export_render(r->export, f, &buf, &len);
 	if (e == 0)
-		e = mc_outfile_write(&r->export_file, r->ctx->export_file, buf, len);
+		e = mc_file_replace(r->ctx->export_file, buf, len, MC_EXPORT_FILE_MODE);
 	if (e < 0)
 		mc_err("cannot export to '%s': %s", r->ctx->export_file, mc_strerror(e));
 }
@@ -472,7 +471,6 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 	list_clear(&run.seen, &run.n_seen);
 	list_clear(&run.errors, &run.n_errors);
 	mc_export_free(run.export);
-	mc_outfile_release(&run.export_file);
 	mc_policy_free(req.pol);
 	mc_profile_free(&p);
 	mc_self_group_free(&self_group);

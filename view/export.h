@@ -67,4 +67,12 @@ int mc_export_refresh(struct mc_export *e);
 int mc_export_render(struct mc_export *e, enum mc_export_format f, const char **ret,
 		     size_t *ret_len);
 
+/*
+ * The mode of exported files (mc_file_replace): node_exporter runs as its
+ * own user, so others must be able to read them. The temporary name
+ * (".NAME.XXXXXX") does not end in .prom, so its textfile collector never
+ * reads a file being written.
+ */
+#define MC_EXPORT_FILE_MODE 0644
+
 #endif
