@@ -12,30 +12,38 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "escape.h"
 #include "file.h"
+#include "pipeline.h"
 
-void (*mc_err_hook)(const char *msg);
+struct mc_err_sink mc_err_sink;
 
+/*
+ * Messages quote what others named (groups, files): whatever they hold,
+ * no control character reaches the terminal or the log (escape.h's text
+ * rules; a backslash stays one, parts may be escaped already).
+ */
 void mc_err(const char *fmt, ...)
 {
+	struct mc_buf b = { 0 };
+	char *msg = NULL;
 	va_list ap;
+	int n;
 
-	if (mc_err_hook) {
-		char *msg;
-
-		va_start(ap, fmt);
-		if (vasprintf(&msg, fmt, ap) >= 0) {
-			mc_err_hook(msg);
-			free(msg);
-		}
-		va_end(ap);
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		fputs("memctl: out of memory\n", stderr);
 		return;
 	}
-	fputs("memctl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+	mc_esc_controls(&b, msg);
+	free(msg);
+	if (mc_err_sink.fn)
+		mc_err_sink.fn(mc_err_sink.arg, mc_buf_error(&b) < 0 ? "out of memory" : mc_buf_str(&b));
+	else
+		fprintf(stderr, "memctl: %s\n", mc_buf_error(&b) < 0 ? "out of memory" : mc_buf_str(&b));
+	mc_buf_release(&b);
 }
 
 const char *mc_strerror(int err)
@@ -137,61 +145,42 @@ int mc_policy_for_host(struct mc_ctx *ctx, struct mc_policy **ret)
 int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req,
 		 struct mc_plan *ret_plan)
 {
-	struct mc_decisions dec = { 0 };
-	struct mc_plan_opts o = { .create = req->create };
-	struct mc_snapshot snap = { 0 };
-	struct mc_diags d = { 0 };
-	char *parent;
-	int r;
+	struct mc_pipeline_opts o = { .pol = req->pol, .plan = true, .create = req->create };
+	struct mc_pipeline pl;
+	int r, rc = 0;
 
-	r = mc_host_resolve_parent(ctx->host, p->parent, &parent);
-	if (r < 0) {
+	r = mc_pipeline_run(ctx->host, p, &o, &pl);
+	if (r < 0 && pl.failed == MC_STAGE_RESOLVE) {
 		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
 		       p->parent_pos.col, p->parent, mc_strerror(r));
-		return MC_EXIT_INVALID;
-	}
-	r = mc_host_snapshot(ctx->host, parent, &snap);
-	if (r < 0) {
-		mc_err("cannot read parent '%s': %s", parent, mc_strerror(r));
-		free(parent);
-		return MC_EXIT_HOST;
-	}
-	free(parent);
-	if (req->pol) {
+		rc = MC_EXIT_INVALID;
+	} else if (r < 0 && pl.failed == MC_STAGE_SNAPSHOT) {
+		mc_err("cannot read parent '%s': %s", pl.parent, mc_strerror(r));
+		rc = MC_EXIT_HOST;
+	} else if (r < 0 && pl.failed == MC_STAGE_DECIDE) {
+		mc_err("policy engine: %s", mc_strerror(r));
+		rc = MC_EXIT_HOST;
+	} else {
 		/* Policy problems do not stop the plan: the profile's own values still apply. */
-		r = mc_policy_decide(req->pol, p, &snap, mc_host_caps(ctx->host), &dec, &d);
+		if (req->pol && req->notes) {
+			req->notes(req->arg, &pl.dec, &pl.decide_diags);
+		} else if (req->pol) {
+			mc_print_diags(&pl.decide_diags);
+			for (size_t i = 0; i < pl.dec.n_notes; i++)
+				mc_err("note: %s", pl.dec.notes[i]);
+		}
 		if (r < 0) {
-			mc_err("policy engine: %s", mc_strerror(r));
-			mc_snapshot_free(&snap);
-			mc_diags_free(&d);
-			return MC_EXIT_HOST;
-		}
-		if (snap.uncached &&
-		    mc_decisions_add_note(&dec, mc_asprintf("%zu of %zu groups do not fit the %zu open files memctl keeps (half the soft RLIMIT_NOFILE): their files are opened and closed again every snapshot, which is slower",
-							  snap.uncached, snap.n, snap.fd_budget)) < 0)
-			mc_err("out of memory: a note is lost");
-		if (req->notes) {
-			req->notes(ctx, &dec, &d);
+			if (r == -ENOMEM)
+				mc_err("out of memory while planning");
+			mc_print_diags(&pl.plan_diags);
+			rc = r == -ENOMEM ? MC_EXIT_HOST : MC_EXIT_INVALID;
 		} else {
-			mc_print_diags(&d);
-			for (size_t i = 0; i < dec.n_notes; i++)
-				mc_err("note: %s", dec.notes[i]);
+			*ret_plan = pl.plan;
+			pl.have_plan = false;   /* handed over */
 		}
-		mc_diags_free(&d);
-		o.decisions = &dec;
 	}
-	r = mc_plan_build(p, &snap, mc_host_caps(ctx->host), &o, ret_plan, &d);
-	mc_snapshot_free(&snap);
-	mc_decisions_free(&dec);
-	if (r < 0) {
-		if (r == -ENOMEM)
-			mc_err("out of memory while planning");
-		mc_print_diags(&d);
-		mc_diags_free(&d);
-		return r == -ENOMEM ? MC_EXIT_HOST : MC_EXIT_INVALID;
-	}
-	mc_diags_free(&d);
-	return 0;
+	mc_pipeline_release(&pl);
+	return rc;
 }
 
 int mc_take_lock(struct mc_ctx *ctx, struct mc_lock **ret)
@@ -221,23 +210,29 @@ int mc_take_lock(struct mc_ctx *ctx, struct mc_lock **ret)
 void mc_print_step(FILE *f, const char *prefix, const struct mc_step *s, bool reason)
 {
 	char a[24], b[24], v[128];
+	char *group = mc_esc_text_dup(s->group);
+	const char *g = group ? group : "(out of memory)";
 
 	if (s->kind == MC_STEP_MKDIR)
-		fprintf(f, "%screated %s", prefix, s->group);
+		fprintf(f, "%screated %s", prefix, g);
 	else if (s->kind == MC_STEP_ENABLE)
-		fprintf(f, "%s%s: cgroup.subtree_control +memory", prefix, s->group);
+		fprintf(f, "%s%s: cgroup.subtree_control +memory", prefix, g);
 	else if (s->kind == MC_STEP_SYSCTL)
 		fprintf(f, "%s%s %" PRIu64 " -> %" PRIu64, prefix, s->file, s->old_raw, s->new_raw);
 	else if (s->kind == MC_STEP_WRITE)
-		fprintf(f, "%s%s: %s %s -> %s", prefix, s->group, s->file,
+		fprintf(f, "%s%s: %s %s -> %s", prefix, g, s->file,
 			s->old_valid ? mc_fmt_size(s->old_raw, a) : "(new)", mc_fmt_size(s->new_raw, b));
 	else if (s->kind == MC_STEP_RECLAIM)
-		fprintf(f, "%s%s: reclaim %s", prefix, s->group, mc_fmt_reclaim(s, v, sizeof(v)));
+		fprintf(f, "%s%s: reclaim %s", prefix, g, mc_fmt_reclaim(s, v, sizeof(v)));
 	else
-		fprintf(f, "%s%s: %s", prefix, s->group, s->reason);
-	if (reason && s->kind != MC_STEP_NOTE)
-		fprintf(f, ": %s", s->reason);
+		fprintf(f, "%s%s: ", prefix, g);
+	if (s->kind == MC_STEP_NOTE || reason) {
+		if (s->kind != MC_STEP_NOTE)
+			fputs(": ", f);
+		mc_text_str(f, s->reason);
+	}
 	fputc('\n', f);
+	free(group);
 }
 
 /* Runs the writes as one transaction; prints what failed. Returns an exit code. */
@@ -310,7 +305,7 @@ static void run_reclaims(struct mc_ctx *ctx, struct mc_lock *lock, const struct 
 		if (s->kind != MC_STEP_RECLAIM)
 			continue;
 		if (req->reclaim_done)
-			req->reclaim_done(ctx, s, res[i].err, res[i].reclaimed);
+			req->reclaim_done(req->arg, s, res[i].err, res[i].reclaimed);
 		else if (res[i].err < 0)
 			mc_err("reclaim of %s from '%s': %s (got %s)", mc_fmt_size(s->bytes, a), s->group,
 			       mc_strerror(res[i].err), mc_fmt_size(res[i].reclaimed, b));
@@ -352,7 +347,7 @@ int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_
 	if (rc == MC_EXIT_OK) {
 		for (size_t i = 0; i < plan.n; i++)
 			if (req->step_done)
-				req->step_done(ctx, &plan.steps[i]);
+				req->step_done(req->arg, &plan.steps[i]);
 			else if (!ctx->quiet && plan.steps[i].kind != MC_STEP_RECLAIM)
 				mc_print_step(ctx->out_f, "", &plan.steps[i], false);
 		if (!ctx->quiet && !req->step_done && mc_plan_n_changes(&plan) == 0)

@@ -29,7 +29,15 @@ void mc_json_str(FILE *f, const char *s)
 
 void mc_text_str(FILE *f, const char *s)
 {
-	print_escaped(f, s, mc_esc_text, "(out of memory)");
+	print_escaped(f, s ? s : "", mc_esc_text, "(out of memory)");
+}
+
+/* s escaped for text into b (reused), for a printf argument. */
+static const char *text_of(struct mc_buf *b, const char *s)
+{
+	mc_buf_reset(b);
+	mc_esc_text(b, s ? s : "");
+	return mc_buf_error(b) < 0 ? "(out of memory)" : mc_buf_str(b);
 }
 
 void mc_json_size(FILE *f, uint64_t v)
@@ -129,6 +137,7 @@ void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *t
 	FILE *f = ctx->out_f;
 	size_t gw = 5, fw = 4, vw = 0;
 	char a[24], b[24], val[64];
+	struct mc_buf group = { 0 }, reason = { 0 };
 
 	if (ctx->out == MC_OUT_JSON) {
 		plan_json(f, plan);
@@ -137,8 +146,8 @@ void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *t
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct mc_step *s = &plan->steps[i];
 
-		if (strlen(s->group) > gw)
-			gw = strlen(s->group);
+		if (strlen(text_of(&group, s->group)) > gw)
+			gw = strlen(text_of(&group, s->group));
 		if ((s->kind == MC_STEP_WRITE || s->kind == MC_STEP_SYSCTL) && strlen(s->file) > fw)
 			fw = strlen(s->file);
 		if (s->kind == MC_STEP_ENABLE && fw < strlen("cgroup.subtree_control"))
@@ -159,7 +168,8 @@ void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *t
 
 		for (size_t i = 0; i < plan->n; i++)
 			nr += plan->steps[i].kind == MC_STEP_RECLAIM;
-		fprintf(f, "%s %s: %zu change%s", title, plan->parent, mc_plan_n_changes(plan),
+		fprintf(f, "%s %s: %zu change%s", title, text_of(&group, plan->parent),
+			mc_plan_n_changes(plan),
 			mc_plan_n_changes(plan) == 1 ? "" : "s");
 		if (nr)
 			fprintf(f, ", %zu reclaim%s", nr, nr == 1 ? "" : "s");
@@ -183,7 +193,10 @@ void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *t
 			file = "cgroup.subtree_control";
 			snprintf(val, sizeof(val), "+memory");
 		}
-		fprintf(f, "  %-6s  %-*s  %-*s  %-*s  # %s\n", step_action(s), (int)gw, s->group,
-			(int)fw, file, (int)vw, val, s->reason);
+		fprintf(f, "  %-6s  %-*s  %-*s  %-*s  # %s\n", step_action(s), (int)gw,
+			text_of(&group, s->group), (int)fw, file, (int)vw, val,
+			text_of(&reason, s->reason));
 	}
+	mc_buf_release(&group);
+	mc_buf_release(&reason);
 }
