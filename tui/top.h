@@ -10,7 +10,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "profile.h"
-#include "top-read.h"
+#include "subtree.h"
 
 /*
  * The top screen's model (systemd-cgtop / htop style: refresh fills the
@@ -42,7 +42,7 @@ struct top_row {
 	bool collapsed;
 	bool gone;            /* vanished since the last directory walk */
 	struct mc_group_snap g;
-	unsigned have;        /* parts ever read (MC_TOP_READ_*) */
+	unsigned have;        /* parts ever read (MC_READ_*) */
 	unsigned fresh;       /* parts read in this refresh */
 	uint64_t eff_limit;   /* min of its max and every ancestor's */
 	struct top_rate refault, max_events, oom_kill;
@@ -63,7 +63,7 @@ struct top_policy {
 struct top_model {
 	struct mc_host *h;
 	const struct mc_caps *caps;
-	struct mc_top_reader *rd;
+	struct mc_subtree *rd;
 	char *parent;
 	struct top_row *rows;
 	size_t n;
@@ -102,7 +102,7 @@ struct top_col {
 	const char *title;
 	int width;
 	enum top_kind kind;
-	unsigned parts;       /* what must be read for it (MC_TOP_READ_*) */
+	unsigned parts;       /* what must be read for it (MC_READ_*) */
 	const char *help;
 	/* Numeric value (not for TOP_TEXT). */
 	void (*get)(const struct top_model *m, const struct top_row *r, struct top_val *ret);
