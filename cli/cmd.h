@@ -130,6 +130,18 @@ void mc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern bool mc_insecure_profiles;
 
 /*
+ * Reads the input file path (what names it in messages: "profile",
+ * "script") whole into *ret_buf (NUL-terminated, the caller frees it) and
+ * *ret_len: a regular file of at most max bytes, read consistently, and as
+ * root only when it passes the trust check of host/file.h (mc_file_trust:
+ * the file and every folder on its resolved path owned by root or the
+ * caller and not writable by others), unless --insecure-profile. Prints
+ * why it refuses; returns 0 or MC_EXIT_INVALID.
+ */
+int mc_read_input(const char *what, const char *path, size_t max, char **ret_buf,
+		  size_t *ret_len);
+
+/*
  * Reads and validates a profile file. Prints every diagnostic; returns 0,
  * or MC_EXIT_INVALID (bad profile, unreadable file).
  */

@@ -33,6 +33,7 @@
 
 #include "cmd.h"
 #include "export.h"
+#include "file.h"
 #include "top.h"
 
 /* What export reads of every group (per-node counts are not exported). */
@@ -68,11 +69,6 @@ struct mc_export {
 	bool *skip;                 /* per row: left out (gone, or a name that is not UTF-8) */
 	size_t cap_skip;
 	struct out_buf out;
-	/* the file last written, and its temporary name (template and working copy) */
-	char *file;
-	char *tmpl;
-	char *tmp;
-	char *dir;
 };
 
 /* --- the output buffer --- */
@@ -339,10 +335,6 @@ void mc_export_free(struct mc_export *e)
 	free(e->pparent);
 	free(e->skip);
 	free(e->out.p);
-	free(e->file);
-	free(e->tmpl);
-	free(e->tmp);
-	free(e->dir);
 	free(e);
 }
 
@@ -809,92 +801,13 @@ int mc_export_render(struct mc_export *e, enum mc_export_format f, const char **
 
 /* --- the atomic file --- */
 
-/*
- * Remembers path and makes its temporary name "DIR/.BASE.XXXXXX" and DIR.
- * The temporary name does not end in .prom, so node_exporter's textfile
- * collector (which reads the .prom files of DIR) never reads a file being
- * written.
- */
-static int file_names(struct mc_export *e, const char *path)
-{
-	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-	char *file, *tmpl = NULL, *tmp, *dir;
-	int dlen = slash ? (int)(slash - path) : 1;
-
-	if (e->file && strcmp(e->file, path) == 0)
-		return 0;
-	if (!*base)
-		return -EISDIR;
-	file = strdup(path);
-	if (slash == path)
-		dlen = 1;
-	if (asprintf(&tmpl, "%.*s/.%s.XXXXXX", dlen, slash ? path : ".", base) < 0)
-		tmpl = NULL;
-	tmp = tmpl ? strdup(tmpl) : NULL;
-	dir = strndup(slash ? path : ".", (size_t)dlen);
-	if (!file || !tmpl || !tmp || !dir) {
-		free(file);
-		free(tmpl);
-		free(tmp);
-		free(dir);
-		return -ENOMEM;
-	}
-	free(e->file);
-	free(e->tmpl);
-	free(e->tmp);
-	free(e->dir);
-	e->file = file;
-	e->tmpl = tmpl;
-	e->tmp = tmp;
-	e->dir = dir;
-	return 0;
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int mc_export_write_file(struct mc_export *e, const char *path, const char *buf, size_t len)
 {
-	int fd, dfd, r;
-
-	r = file_names(e, path);
-	if (r < 0)
-		return r;
-	strcpy(e->tmp, e->tmpl);
-	fd = mkostemp(e->tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	/* node_exporter runs as its own user: the file must be readable by others */
-	r = fchmod(fd, 0644) < 0 ? -errno : 0;
-	if (r == 0)
-		r = write_all(fd, buf, len);
-	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(e->tmp, e->file) < 0)
-		r = -errno;
-	if (r < 0) {
-		unlink(e->tmp);
-		return r;
-	}
-	/* the rename itself is durable once the directory is synced */
-	dfd = open(e->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
-	r = fsync(dfd) < 0 ? -errno : 0;
-	close(dfd);
-	return r;
+	(void)e;
+	/*
+	 * node_exporter runs as its own user: the file must be readable by
+	 * others. The temporary name (".NAME.XXXXXX") does not end in .prom, so
+	 * its textfile collector never reads a file being written.
+	 */
+	return mc_file_replace(path, buf, len, 0644);
 }

@@ -68,10 +68,9 @@ int mc_export_render(struct mc_export *e, enum mc_export_format f, const char **
 		     size_t *ret_len);
 
 /*
- * Replaces the file at path with buf atomically: a temporary file in the
- * same directory (mode 0644), written, fsynced, renamed over path, and the
- * directory fsynced. Readers see the old or the new file, never a part.
- * On failure the temporary file is removed and path is untouched. -errno.
+ * Replaces the file at path with buf atomically (mc_file_replace, mode
+ * 0644): readers see the old or the new file, never a part; only a regular
+ * file is replaced (else -MC_ENOTREG). On failure path is untouched. -errno.
  */
 int mc_export_write_file(struct mc_export *e, const char *path, const char *buf, size_t len);
 
