@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "format.h"
 #include "host.h"
 #include "txn.h"
 #include "plan.h"
@@ -209,19 +210,15 @@ const char *mc_strerror(int err);
 /* Width of the name column of get and status: the longest knob name. */
 #define MC_NAME_COL ((int)sizeof("reclaim_protect_active") - 1)
 
-/* Prints s as a JSON string literal (quotes included). */
+/* Prints s as a JSON string literal (quotes included; escape.h's rules). */
 void mc_json_str(FILE *f, const char *s);
 /* Prints a raw value as JSON: a number, or "max". */
 void mc_json_size(FILE *f, uint64_t v);
-/* Formats a value for people: "max", "256M", "4097". */
-const char *mc_fmt_size(uint64_t v, char buf[static 24]);
+/* Prints s escaped for a terminal (escape.h's text rules). */
+void mc_text_str(FILE *f, const char *s);
 /* A reclaim step's amount and node split: "64M (N0=48M, N1=16M)". */
 const char *mc_fmt_reclaim(const struct mc_step *s, char *buf, size_t len);
 /* Prints the plan in ctx->out format. */
 void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *title);
-
-/* Abstract value of knob k from raw file values (v1 swap is memsw - max). */
-uint64_t mc_abstract_value(const struct mc_caps *caps, enum mc_knob k,
-			   const uint64_t raw[MC_KNOB__COUNT]);
 
 #endif
