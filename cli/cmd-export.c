@@ -29,6 +29,8 @@ static int export_engine(struct mc_ctx *ctx, struct mc_export *e, const struct m
 	int r, rc = 0;
 
 	r = mc_pipeline_run(ctx->host, p, &o, &pl);
+	if (pl.have_snap)
+		mc_print_snapshot_notes(&pl.snap);
 	if (r < 0 && pl.failed == MC_STAGE_RESOLVE) {
 		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
 		       p->parent_pos.col, p->parent, mc_strerror(r));

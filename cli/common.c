@@ -74,6 +74,12 @@ void mc_print_diags(const struct mc_diags *d)
 	}
 }
 
+void mc_print_snapshot_notes(const struct mc_snapshot *s)
+{
+	for (size_t i = 0; i < s->n_notes; i++)
+		mc_err("warning: %s", s->notes[i]);
+}
+
 bool mc_insecure_profiles;
 
 int mc_read_input(const char *what, const char *path, size_t max, char **ret_buf,
@@ -150,6 +156,8 @@ int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc
 	int r, rc = 0;
 
 	r = mc_pipeline_run(ctx->host, p, &o, &pl);
+	if (pl.have_snap)
+		mc_print_snapshot_notes(&pl.snap);
 	if (r < 0 && pl.failed == MC_STAGE_RESOLVE) {
 		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
 		       p->parent_pos.col, p->parent, mc_strerror(r));

@@ -23,7 +23,7 @@ int mc_pipeline_run(struct mc_host *h, const struct mc_profile *p,
 {
 	const struct mc_caps *caps = mc_host_caps(h);
 	struct mc_plan_opts po = { .create = o->create };
-	struct mc_snapshot snap = { 0 };
+	struct mc_snapshot *snap = &ret->snap;
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
@@ -35,27 +35,29 @@ int mc_pipeline_run(struct mc_host *h, const struct mc_profile *p,
 	if (r < 0)
 		return r;
 	ret->failed = MC_STAGE_SNAPSHOT;
-	if ((r = mc_host_snapshot(h, ret->parent, &snap)) < 0)
+	if ((r = mc_host_snapshot(h, ret->parent, snap)) < 0)
 		return r;
+	ret->have_snap = true;
 	if (o->pol) {
 		ret->failed = MC_STAGE_DECIDE;
-		r = mc_policy_decide(o->pol, p, &snap, caps, &ret->dec, &ret->decide_diags);
+		r = mc_policy_decide(o->pol, p, snap, caps, &ret->dec, &ret->decide_diags);
 		if (r == 0)
-			r = note_uncached(&ret->dec, &snap);
+			r = note_uncached(&ret->dec, snap);
 		po.decisions = &ret->dec;
 	}
 	if (r == 0 && o->plan) {
 		ret->failed = MC_STAGE_PLAN;
-		r = mc_plan_build(p, &snap, caps, &po, &ret->plan, &ret->plan_diags);
+		r = mc_plan_build(p, snap, caps, &po, &ret->plan, &ret->plan_diags);
 		ret->have_plan = r == 0;
 	}
-	mc_snapshot_free(&snap);
 	return r;
 }
 
 void mc_pipeline_release(struct mc_pipeline *pl)
 {
 	free(pl->parent);
+	if (pl->have_snap)
+		mc_snapshot_free(&pl->snap);
 	mc_decisions_free(&pl->dec);
 	mc_diags_free(&pl->decide_diags);
 	mc_diags_free(&pl->plan_diags);

@@ -35,6 +35,8 @@ struct mc_pipeline_opts {
 
 struct mc_pipeline {
 	char *parent;               /* the profile's parent, absolute */
+	struct mc_snapshot snap;    /* of parent, once taken (its notes say what it could not read) */
+	bool have_snap;
 	struct mc_decisions dec;    /* with pol: this interval's decisions and notes */
 	struct mc_diags decide_diags;   /* the policies' warnings (they do not stop the plan) */
 	struct mc_diags plan_diags;     /* why the planner refused */
