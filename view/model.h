@@ -9,7 +9,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "profile.h"
-#include "top-read.h"
+#include "subtree.h"
 
 /*
  * The read model under every front end (systemd-cgtop / htop style:
@@ -50,7 +50,7 @@ struct top_row {
 	bool collapsed;
 	bool gone;            /* vanished since the last directory walk */
 	struct mc_group_snap g;
-	unsigned have;        /* parts ever read (MC_TOP_READ_*) */
+	unsigned have;        /* parts ever read (MC_READ_*) */
 	unsigned fresh;       /* parts read in this refresh */
 	uint64_t eff_limit;   /* min of its max and every ancestor's */
 	struct top_rate refault, max_events, oom_kill;
@@ -73,7 +73,7 @@ struct top_policy {
 struct top_model {
 	struct mc_host *h;
 	const struct mc_caps *caps;
-	struct mc_top_reader *rd;
+	struct mc_subtree *rd;
 	char *parent;
 	struct top_row *rows;
 	size_t n;
