@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "size.h"
 #include "snapshot.h"
 
@@ -37,15 +38,8 @@ int mc_kvs_add(struct mc_kvs *kv, const char *key, size_t keylen, uint64_t val)
 {
 	char *k;
 
-	if (kv->n == kv->cap) {
-		size_t cap = kv->cap ? kv->cap * 2 : 16;
-		struct mc_kv *v = realloc(kv->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		kv->v = v;
-		kv->cap = cap;
-	}
+	if (mc_array_reserve(&kv->v, &kv->cap, kv->n + 1, sizeof(*kv->v)) < 0)
+		return -ENOMEM;
 	k = strndup(key, keylen);
 	if (!k)
 		return -ENOMEM;
