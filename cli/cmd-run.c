@@ -26,6 +26,7 @@
 
 #include "cmd.h"
 #include "export.h"
+#include "run-state.h"
 
 struct run {
 	struct mc_ctx *ctx;
@@ -40,6 +41,7 @@ struct run {
 	long steady_faults;    /* minor faults after the warm-up intervals */
 	unsigned peak;         /* most reclaims in flight at once, this interval */
 	struct mc_export *export;  /* --export FILE, or NULL */
+	struct run_state state;    /* published every interval for top and export */
 };
 
 static struct run *the_run;   /* for the plan callbacks, which take only ctx */
@@ -100,6 +102,7 @@ static bool first_time(struct run *r, const char *note)
  */
 static void on_error(const char *msg)
 {
+	run_state_error(&the_run->state, msg);
 	if (list_add_new(&the_run->errors, &the_run->n_errors, msg))
 		run_log(3, "%s", msg);
 	else
@@ -126,6 +129,7 @@ static void on_notes(struct mc_ctx *ctx, const struct mc_decisions *dec,
 {
 	if (the_run->export && mc_export_take_decisions(the_run->export, dec) < 0)
 		mc_err("export: out of memory: this interval's decisions are left out");
+	run_state_decisions(&the_run->state, dec);
 	for (size_t i = 0; i < dec->n_notes; i++)
 		if (first_time(the_run, dec->notes[i]))
 			run_log(5, "note: %s", dec->notes[i]);
@@ -146,6 +150,7 @@ static void on_step(struct mc_ctx *ctx, const struct mc_step *s)
 	size_t len = 0;
 	FILE *f;
 
+	run_state_step(&the_run->state, s);
 	if (s->kind == MC_STEP_RECLAIM)
 		return;	/* logged with its outcome */
 	if (s->kind == MC_STEP_NOTE && !first_time(the_run, s->reason))
@@ -166,6 +171,7 @@ static void on_reclaim(struct mc_ctx *ctx, const struct mc_step *s, int err, uin
 	char a[24], b[24], v[128];
 
 	the_run->reclaims++;
+	run_state_reclaim(&the_run->state, s, err, got);
 	if (err < 0)
 		run_log(4, "%s: reclaim %s: %s (got %s): %s", s->group,
 			mc_fmt_reclaim(s, v, sizeof(v)), mc_strerror(err), mc_fmt_size(got, a), s->reason);
@@ -178,6 +184,8 @@ static void on_dry_step(struct mc_ctx *ctx, const struct mc_step *s)
 {
 	char v[128];
 
+	if (s->kind == MC_STEP_RECLAIM)
+		run_state_step(&the_run->state, s);
 	if (s->kind == MC_STEP_RECLAIM)
 		run_log(6, "%s: would reclaim %s: %s", s->group, mc_fmt_reclaim(s, v, sizeof(v)),
 			s->reason);
@@ -221,6 +229,24 @@ static void export_interval(struct run *r, const struct mc_profile *p,
 		e = mc_export_write_file(r->export, r->ctx->export_file, buf, len);
 	if (e < 0)
 		mc_err("cannot export to '%s': %s", r->ctx->export_file, mc_strerror(e));
+}
+
+/*
+ * Publishes this interval's state in the state directory (host/runstate.h),
+ * for memctl top and export. A failure is logged once; the loop goes on.
+ */
+static void publish_interval(struct run *r, const struct mc_profile *p,
+			     const struct mc_policy *pol, int rc)
+{
+	int e = run_state_end(&r->state, r->ctx, p, pol, rc);
+	char *msg;
+
+	if (e == 0 || asprintf(&msg, "cannot publish the state in '%s': %s; memctl top shows "
+			       "simulated decisions", r->ctx->state_dir, mc_strerror(e)) < 0)
+		return;
+	if (first_time(r, msg))
+		run_log(4, "%s", msg);
+	free(msg);
 }
 
 static void deadline_add(struct timespec *t, uint64_t ms)
@@ -410,6 +436,13 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 	}
 	if (run.export)
 		mc_export_set_warn(run.export, on_export_warning);
+	if (run_state_init(&run.state, path, &p, req.dry_run) < 0) {
+		mc_err("out of memory");
+		mc_export_free(run.export);
+		mc_policy_free(req.pol);
+		mc_profile_free(&p);
+		return MC_EXIT_HOST;
+	}
 #if defined(__SANITIZE_ADDRESS__)
 	/* The sanitizer's shadow memory cannot be locked: test builds skip it. */
 	mlock = false;
@@ -444,6 +477,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		run.peak = 0;
 		if (run.export)
 			mc_export_clear_decisions(run.export);
+		run_state_begin(&run.state, ctx, &p);
 		rc = mc_run_plan(ctx, &p, &req);
 		if (run.export)
 			export_interval(&run, &p, &req);
@@ -453,6 +487,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 			run_log(6, "%u reclaim%s, at most %u in flight (reclaim.concurrency %u)",
 				run.reclaims, run.reclaims == 1 ? "" : "s", run.peak, p.concurrency);
 		interval_done(&run, rc);
+		publish_interval(&run, &p, req.pol, rc);
 		if (once)
 			break;
 		deadline_next(&next, p.interval_ms);
@@ -467,6 +502,8 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 			break;
 		}
 	}
+	run_state_unpublish(&run.state, ctx);
+	run_state_free(&run.state);
 	the_run = NULL;
 	mc_err_hook = NULL;
 	list_clear(&run.seen, &run.n_seen);
