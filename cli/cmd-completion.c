@@ -19,7 +19,7 @@
 
 #include "cmd.h"
 #include "top-read.h"
-#include "top.h"
+#include "columns.h"
 
 enum kind {
 	K_NONE,      /* nothing to offer (a number) */

@@ -805,7 +805,8 @@ static int split_node(struct build *b, size_t i)
 		 * the patch's switch protects it, so it would take the working
 		 * set itself. Keep protect: active groups out of memctl's
 		 * reclaim altogether; the kernel's reclaim sees memory.low (v2)
-		 * or the siblings' caps (v1) (DESIGN.md).
+		 * or the siblings' caps (v1); see "Mechanism by host" in
+		 * docs/ARCHITECTURE.md.
 		 */
 		if (c->spec && c->spec->protect == MC_PROTECT_ACTIVE)
 			prot[k] = usage[k];

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file.h"
 #include "runstate.h"
 #include "size.h"
 
@@ -655,21 +656,6 @@ static int state_name(long pid, char *buf, size_t len)
 	return n > 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int mc_runstate_publish(const char *state_dir, const struct mc_runstate *s, char **buf,
 			size_t *cap)
 {
@@ -700,7 +686,7 @@ int mc_runstate_publish(const char *state_dir, const struct mc_runstate *s, char
 	/* the unit's UMask=0077 would make it 0600: the directory decides who reads it */
 	r = fchmod(fd, 0644) < 0 ? -errno : 0;
 	if (r == 0)
-		r = write_all(fd, *buf, len);
+		r = mc_file_write_all(fd, *buf, len);
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
 	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
@@ -724,54 +710,6 @@ int mc_runstate_unpublish(const char *state_dir, long pid)
 	r = unlinkat(dirfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
 	close(dirfd);
 	return r;
-}
-
-/* Reads the whole of fd (at most max bytes; -EFBIG past it). */
-static int read_bounded(int fd, size_t max, char **ret, size_t *ret_len)
-{
-	size_t cap = 8192, len = 0;
-	char *buf = malloc(cap);
-
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			char *nb;
-
-			if (cap > max) {
-				free(buf);
-				return -EFBIG;
-			}
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int r = -errno;
-
-			free(buf);
-			return r;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (len > max) {
-		free(buf);
-		return -EFBIG;
-	}
-	*ret = buf;
-	*ret_len = len;
-	return 0;
 }
 
 int mc_runstate_read(const char *state_dir, const char *name, struct mc_runstate *ret,
@@ -801,7 +739,7 @@ int mc_runstate_read(const char *state_dir, const char *name, struct mc_runstate
 	else if ((uint64_t)st.st_size > MC_RUNSTATE_MAX_BYTES)
 		r = -EFBIG;
 	if (r == 0)
-		r = read_bounded(fd, MC_RUNSTATE_MAX_BYTES, &text, &len);
+		r = mc_file_read_fd(fd, MC_RUNSTATE_MAX_BYTES, &text, &len);
 	close(fd);
 	if (r == 0) {
 		r = mc_runstate_parse(text, len, ret, ret_line);

@@ -14,9 +14,9 @@
  * allows, because `memctl run` and `memctl top` take one every interval.
  *
  * Opening a cgroup file costs a path lookup in kernfs; reading an open one
- * with pread at offset 0 regenerates its contents without that (the design
- * brief measured ~10.5 us per memory.stat through libcgroup against ~3.2 us
- * with pread on a kept-open descriptor). So every group
+ * with pread at offset 0 regenerates its contents without that (bench/snapshot.sh
+ * measures the floor of that and libcgroup's cost side by side; see
+ * docs/BENCHMARKS.md). So every group
  * seen is kept in h->cache with its directory and its files open, and a
  * later snapshot of the same tree costs one getdents per group (to see
  * children come and go) plus one pread per file.

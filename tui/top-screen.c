@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "escape.h"
 #include "top.h"
 
 enum prompt {
@@ -215,19 +215,21 @@ static char *reason_text(const struct screen *s)
 	bool first = true;
 	FILE *f;
 
-	if (!r || (!d && !r->decision))
+	if (!r || (!d && !r->decision_label))
 		return NULL;
 	if (!d)
-		return strdup(r->decision);
+		return strdup(r->decision_label);
 	f = open_memstream(&text, &len);
 	if (!f)
 		return NULL;
 	while ((dec = mc_runstate_next(d, r->abs, &pos))) {
-		char *t = top_decision_text(dec);
+		/* the state file is another process's: its text is escaped for the screen */
+		char *t = top_decision_text(dec), *e = t ? mc_esc_text_dup(t) : NULL;
 
-		if (t)
-			fprintf(f, "%s%s", first ? "" : "\n", t);
-		first = first && !t;
+		if (e)
+			fprintf(f, "%s%s", first ? "" : "\n", e);
+		first = first && !e;
+		free(e);
 		free(t);
 	}
 	fclose(f);
@@ -480,22 +482,30 @@ static void detail_decisions(struct screen *s, const struct top_row *r, FILE *f)
 	const struct mc_runstate *d = top_row_daemon(s->m, r);
 	const struct mc_run_decision *dec;
 	size_t pos = 0;
+	char *prof;
 
 	if (!d) {
-		if (r->decision)
-			fprintf(f, "-- decision (no memctl run manages it)\n%s\n", r->decision);
+		if (r->decision_label)
+			fprintf(f, "-- decision (no memctl run manages it)\n%s\n", r->decision_label);
 		return;
 	}
+	prof = mc_esc_text_dup(d->profile ? d->profile : "?");
 	fprintf(f, "-- decisions of memctl run %ld%s (%s), interval %lu\n", d->pid,
-		d->dry_run ? ", dry run" : "", d->profile ? d->profile : "?", d->interval);
+		d->dry_run ? ", dry run" : "", prof ? prof : "?", d->interval);
+	free(prof);
 	while ((dec = mc_runstate_next(d, r->abs, &pos))) {
-		char *t = top_decision_text(dec);
+		char *t = top_decision_text(dec), *e = t ? mc_esc_text_dup(t) : NULL;
 
-		fprintf(f, "%s\n", t ? t : "(out of memory)");
+		fprintf(f, "%s\n", e ? e : "(out of memory)");
+		free(e);
 		free(t);
 	}
-	for (size_t i = 0; i < d->n_errors; i++)
-		fprintf(f, "error: %s\n", d->errors[i]);
+	for (size_t i = 0; i < d->n_errors; i++) {
+		char *e = mc_esc_text_dup(d->errors[i]);
+
+		fprintf(f, "error: %s\n", e ? e : "(out of memory)");
+		free(e);
+	}
 }
 
 /* The processes in the group itself: PID, command, RSS and swap (like below's cgroup view). */
@@ -507,7 +517,7 @@ static void detail_procs(struct screen *s, const struct top_row *r, FILE *f)
 	char a[24], b[24];
 
 	if (e < 0) {
-		fprintf(f, "-- processes: cannot read cgroup.procs: %s\n", mc_strerror(e));
+		fprintf(f, "-- processes: cannot read cgroup.procs: %s\n", strerror(-e));
 		return;
 	}
 	fprintf(f, "-- processes (%zu in the group itself)\n", n);

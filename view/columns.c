@@ -1,5 +1,5 @@
 /*
- * The columns of `memctl top`, described once as data: name, title, width,
+ * The columns of the read model, described once as data: name, title, width,
  * kind, the host parts they need, help, and how to get, show and sort the
  * value. The screen, batch text and JSON all go through this table; the
  * help overlay and memctl(8) list the same names.
@@ -9,11 +9,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "top.h"
+#include "columns.h"
+#include "format.h"
 
 static bool is_v1(const struct top_model *m)
 {
@@ -201,41 +202,23 @@ static void get_tasks(const struct top_model *m, const struct top_row *r, struct
 static const char *text_name(const struct top_model *m, const struct top_row *r, char *buf,
 			     size_t len)
 {
+	return r->label;
+}
+
+static const char *raw_name(const struct top_model *m, const struct top_row *r)
+{
 	return r->name;
 }
 
 static const char *text_decision(const struct top_model *m, const struct top_row *r, char *buf,
 				 size_t len)
 {
-	return r->decision;
+	return r->decision_label;
 }
 
-/*
- * A size in at most 5 characters, for a column: 3 significant digits of
- * the largest unit that keeps a digit before the point ("1.5G", "150M",
- * "12K", "512"). Exact values are in the JSON and the detail pane.
- */
-static const char *fmt_size_short(uint64_t v, char *buf, size_t len)
+static const char *raw_decision(const struct top_model *m, const struct top_row *r)
 {
-	static const char units[] = "KMGTPE";
-	double x = (double)v;
-	int u = -1;
-
-	if (v == MC_SIZE_MAX) {
-		snprintf(buf, len, "max");
-		return buf;
-	}
-	while (x >= 1024 && u < 5) {
-		x /= 1024;
-		u++;
-	}
-	if (u < 0)
-		snprintf(buf, len, "%" PRIu64, v);
-	else if (x < 9.95 && x != (double)(uint64_t)x)
-		snprintf(buf, len, "%.1f%c", x, units[u]);
-	else
-		snprintf(buf, len, "%.0f%c", x, units[u]);
-	return buf;
+	return r->decision;
 }
 
 /* Per-node usage: "N0=12M N1=3M" (v1: the node's total; v2: anon + file). */
@@ -260,7 +243,7 @@ static const char *text_numa(const struct top_model *m, const struct top_row *r,
 			v = a + f;
 		}
 		used += (size_t)snprintf(buf + used, len - used, "%sN%zu=%s", n ? " " : "", n,
-					 fmt_size_short(v, s, sizeof(s)));
+					 mc_fmt_size_short(v, s, sizeof(s)));
 	}
 	return buf;
 }
@@ -283,7 +266,8 @@ static int cmp_text(const struct top_model *m, const struct top_col *c, const st
 		    const struct top_row *b)
 {
 	char ba[128], bb[128];
-	const char *x = c->text(m, a, ba, sizeof(ba)), *y = c->text(m, b, bb, sizeof(bb));
+	const char *x = c->raw ? c->raw(m, a) : c->text(m, a, ba, sizeof(ba));
+	const char *y = c->raw ? c->raw(m, b) : c->text(m, b, bb, sizeof(bb));
 
 	if (!x || !y)
 		return (x != NULL) - (y != NULL);
@@ -299,7 +283,8 @@ static int cmp_text(const struct top_model *m, const struct top_col *c, const st
 
 const struct top_col top_cols[] = {
 	{ .name = "group", .title = "GROUP", .width = 24, .kind = TOP_TEXT, .parts = 0,
-	  .help = "the group, indented below its parent", .text = text_name, .cmp = cmp_text },
+	  .help = "the group, indented below its parent", .text = text_name, .raw = raw_name,
+	  .cmp = cmp_text },
 	SIZE_COL("usage", "USAGE", MC_TOP_READ_USAGE, "memory charged to the group", get_usage),
 	NUM_COL("pct", "%LIM", 5, TOP_PCT, MC_TOP_READ_USAGE | MC_TOP_READ_KNOBS,
 		"usage in % of the effective limit (smallest max of it and its ancestors)",
@@ -343,7 +328,7 @@ const struct top_col top_cols[] = {
 		"processes in the group itself (cgroup.procs; not its children's)", get_tasks),
 	{ .name = "decision", .title = "DECISION", .width = 40, .kind = TOP_TEXT, .parts = 0,
 	  .help = "the last decision of the memctl run managing the group, with its reason (else with --profile: top's own, marked simulated)",
-	  .text = text_decision, .cmp = cmp_text },
+	  .text = text_decision, .raw = raw_decision, .cmp = cmp_text },
 };
 const size_t top_n_cols = sizeof(top_cols) / sizeof(top_cols[0]);
 
@@ -369,7 +354,7 @@ const char *top_cell(const struct top_model *m, const struct top_row *r, const s
 	if (!v.valid)
 		return "-";
 	if (c->kind == TOP_SIZE)
-		return fmt_size_short(v.u, buf, len);
+		return mc_fmt_size_short(v.u, buf, len);
 	if (c->kind == TOP_COUNT)
 		snprintf(buf, len, "%" PRIu64, v.u);
 	else if (c->kind == TOP_RATE && v.d >= 100)

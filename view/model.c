@@ -1,22 +1,42 @@
 /*
- * The model of `memctl top`: rows from the host's light reader, kept across
+ * The read model: rows from the host's light reader, kept across
  * refreshes (collapse state, counters for rates, decisions), and the
  * display order (the tree with siblings sorted by the sort column, filtered
- * and collapsed). No drawing here: the screen and batch mode format it.
+ * and collapsed). No drawing here: the renderers and the screen format it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "top.h"
+#include "buf.h"
+#include "columns.h"
+#include "escape.h"
+#include "format.h"
+#include "model.h"
 
 static void row_release(struct top_row *r)
 {
 	free(r->path);
 	free(r->abs);
+	free(r->label_buf);
 	free(r->decision);
+	free(r->decision_label);
 	mc_group_snap_free(&r->g);
+}
+
+/* Sets the row's text label from its name. 0 or -ENOMEM. */
+static int row_label(struct top_row *r)
+{
+	r->label = r->name;
+	if (!mc_esc_text_needed(r->name))
+		return 0;
+	if (!r->label_buf && !(r->label_buf = mc_esc_text_dup(r->name))) {
+		r->label = "(out of memory)";
+		return -ENOMEM;
+	}
+	r->label = r->label_buf;
+	return 0;
 }
 
 int top_model_init(struct top_model *m, struct mc_host *h, const char *parent)
@@ -86,43 +106,64 @@ static int row_cmp_path(const void *a, const void *b)
 	return strcmp(((const struct top_row *)a)->path, ((const struct top_row *)b)->path);
 }
 
+static struct top_row *old_row(struct top_model *m, const char *path)
+{
+	struct top_row key = { .path = (char *)path };
+
+	return m->n ? bsearch(&key, m->rows, m->n, sizeof(*m->rows), row_cmp_path) : NULL;
+}
+
+/*
+ * The strings of the rows that are new in a directory walk, made before
+ * any old row is moved, so that running out of memory leaves the model as
+ * it was. 0 or -ENOMEM (rows then hold nothing).
+ */
+static int new_row_strings(struct top_model *m, struct top_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct mc_top_entry *e = mc_top_reader_entry(m->rd, i);
+
+		if (old_row(m, e->path))
+			continue;
+		rows[i].path = strdup(e->path);
+		rows[i].abs = strdup(e->abs);
+		if (!rows[i].path || !rows[i].abs) {
+			for (size_t j = 0; j <= i; j++) {
+				free(rows[j].path);
+				free(rows[j].abs);
+			}
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* Rebuilds the rows from a new directory walk, keeping what rows carry over. */
 static int rebuild_rows(struct top_model *m)
 {
 	size_t n = mc_top_reader_count(m->rd);
 	struct top_row *rows = calloc(n ? n : 1, sizeof(*rows));
+	size_t *order = calloc(n ? n : 1, sizeof(*order));
+	int ret = 0;
 
-	if (!rows)
-		return -ENOMEM;
 	/* old rows by path, to carry state over */
 	if (m->n > 1)
 		qsort(m->rows, m->n, sizeof(*m->rows), row_cmp_path);
+	if (!rows || !order || new_row_strings(m, rows, n) < 0) {
+		free(rows);
+		free(order);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct mc_top_entry *e = mc_top_reader_entry(m->rd, i);
-		struct top_row key = { .path = (char *)e->path }, *old;
-		struct top_row *r = &rows[i];
-		const char *slash;
+		struct top_row *r = &rows[i], *old = r->path ? NULL : old_row(m, e->path);
 
-		old = m->n ? bsearch(&key, m->rows, m->n, sizeof(*m->rows), row_cmp_path) : NULL;
 		if (old) {
 			*r = *old;
 			memset(old, 0, sizeof(*old));
 			old->path = r->path;   /* keeps the old array sorted for bsearch */
-		} else {
-			r->path = strdup(e->path);
-			r->abs = strdup(e->abs);
-			if (!r->path || !r->abs) {
-				free(r->path);
-				free(r->abs);
-				r->path = r->abs = NULL;
-				for (size_t j = 0; j < i; j++)
-					row_release(&rows[j]);
-				free(rows);
-				return -ENOMEM;
-			}
 		}
-		slash = strrchr(r->abs, '/');
-		r->name = e->depth == 0 ? r->abs : slash + 1;
+		r->name = e->depth == 0 ? r->abs : strrchr(r->abs, '/') + 1;
 		r->depth = e->depth;
 		r->up = e->up;
 		r->entry = i;
@@ -138,12 +179,15 @@ static int rebuild_rows(struct top_model *m)
 			row_release(&m->rows[i]);   /* vanished (carried-over rows were emptied) */
 	}
 	free(m->rows);
+	free(m->order);
 	m->rows = rows;
 	m->n = n;
-	free(m->order);
-	m->order = calloc(n ? n : 1, sizeof(*m->order));
+	m->order = order;
 	m->n_order = 0;
-	return m->order ? 0 : -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (row_label(&rows[i]) < 0)
+			ret = -ENOMEM;
+	return ret;
 }
 
 static void rate_update(struct top_rate *t, uint64_t v, double now)
@@ -251,7 +295,7 @@ static void policy_error(struct top_policy *p, const char *what, int err)
 
 static int remember(struct top_policy *p, const char *group, char *text)
 {
-	char *abs, **a, **t;
+	char *abs;
 
 	if (mc_path_join(p->parent, group, &abs) < 0) {
 		free(text);
@@ -264,16 +308,17 @@ static int remember(struct top_policy *p, const char *group, char *text)
 			p->dec_text[i] = text;
 			return 0;
 		}
-	a = realloc(p->dec_abs, (p->n_dec + 1) * sizeof(*a));
-	if (a)
-		p->dec_abs = a;
-	t = a ? realloc(p->dec_text, (p->n_dec + 1) * sizeof(*t)) : NULL;
-	if (!t) {
-		free(abs);
-		free(text);
-		return -ENOMEM;
+	if (p->n_dec == p->cap_dec) {
+		size_t cap = p->cap_dec;
+
+		/* both arrays grow together: the second reserve must see the old capacity */
+		if (mc_array_reserve(&p->dec_abs, &cap, p->n_dec + 1, sizeof(*p->dec_abs)) < 0 ||
+		    mc_array_reserve(&p->dec_text, &p->cap_dec, p->n_dec + 1, sizeof(*p->dec_text)) < 0) {
+			free(abs);
+			free(text);
+			return -ENOMEM;
+		}
 	}
-	p->dec_text = t;
 	p->dec_abs[p->n_dec] = abs;
 	p->dec_text[p->n_dec++] = text;
 	return 0;
@@ -359,9 +404,13 @@ static void attach_decisions(struct top_model *m)
 		for (size_t j = 0; j < p->n_dec && m->rows[i].daemon < 0; j++)
 			if (strcmp(m->rows[i].abs, p->dec_abs[j]) == 0) {
 				/* what top computed itself, not what a daemon did */
-				free(m->rows[i].decision);
-				if (asprintf(&m->rows[i].decision, "simulated: %s", p->dec_text[j]) < 0)
-					m->rows[i].decision = NULL;
+				struct top_row *r = &m->rows[i];
+
+				free(r->decision);
+				free(r->decision_label);
+				if (asprintf(&r->decision, "simulated: %s", p->dec_text[j]) < 0)
+					r->decision = NULL;
+				r->decision_label = r->decision ? mc_esc_text_dup(r->decision) : NULL;
 			}
 }
 
@@ -379,11 +428,9 @@ struct order_ctx {
 	bool *keep;           /* matches the filter, or has a match below */
 };
 
-static struct top_model *sort_model;   /* qsort has no context argument in C11 */
-
-static int sibling_cmp(const void *a, const void *b)
+static int sibling_cmp(const void *a, const void *b, void *arg)
 {
-	const struct top_model *m = sort_model;
+	const struct top_model *m = arg;
 	const struct top_col *c = &top_cols[m->sort_col];
 	const struct top_row *x = &m->rows[*(const size_t *)a], *y = &m->rows[*(const size_t *)b];
 	int d = c->cmp(m, c, x, y);
@@ -442,12 +489,10 @@ void top_model_order(struct top_model *m)
 			o.keep[m->rows[i].up] = true;
 	}
 	o.keep[0] = true;
-	sort_model = m;
 	for (size_t i = 0; i < m->n; i++)
 		if (o.kid_start[i + 1] - o.kid_start[i] > 1)
-			qsort(o.kids + o.kid_start[i], o.kid_start[i + 1] - o.kid_start[i],
-			      sizeof(*o.kids), sibling_cmp);
-	sort_model = NULL;
+			qsort_r(o.kids + o.kid_start[i], o.kid_start[i + 1] - o.kid_start[i],
+				sizeof(*o.kids), sibling_cmp, m);
 	emit(&o, 0);
 out:
 	free(o.kids);
@@ -456,7 +501,6 @@ out:
 	free(fill);
 }
 
-/* Reads the sort key of every row (not read yet in this refresh). */
 /*
  * Reads the sort key of the rows (those not read yet in this refresh).
  * With a key budget and more rows than it, rows take turns: each refresh

@@ -15,8 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "top.h"
+#include "escape.h"
+#include "format.h"
+#include "model.h"
 
 int top_daemons_init(struct top_daemons *d, const char *state_dir)
 {
@@ -52,7 +53,7 @@ char *top_decision_text(const struct mc_run_decision *d)
 			     d->reason);
 	else if (d->kind == MC_RUN_RECLAIM && d->err < 0)
 		r = asprintf(&t, "%s: reclaim %s, got %s (%s): %s", d->policy,
-			     mc_fmt_size(d->value, a), mc_fmt_size(d->got, b), mc_strerror(d->err),
+			     mc_fmt_size(d->value, a), mc_fmt_size(d->got, b), strerror(-d->err),
 			     d->reason);
 	else if (d->kind == MC_RUN_RECLAIM)
 		r = asprintf(&t, "%s: reclaim %s, got %s: %s", d->policy, mc_fmt_size(d->value, a),
@@ -121,7 +122,9 @@ void top_daemons_refresh(struct top_model *m)
 		if (k >= 0 || r->daemon >= 0) {
 			/* a daemon's text, or the one of a daemon that stopped */
 			free(r->decision);
+			free(r->decision_label);
 			r->decision = k >= 0 ? row_text(&d->v[k], r->abs) : NULL;
+			r->decision_label = r->decision ? mc_esc_text_dup(r->decision) : NULL;
 		}
 		r->daemon = k;
 	}
