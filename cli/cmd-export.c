@@ -41,6 +41,7 @@ static int export_engine(struct mc_ctx *ctx, struct mc_export *e, const struct m
 		free(pparent);
 		return r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
 	}
+	mc_print_snapshot_notes(&snap);
 	r = mc_policy_decide(pol, p, &snap, mc_host_caps(ctx->host), &dec, &d);
 	/* policy problems do not stop the export: they are warnings, as in run */
 	mc_print_diags(&d);

@@ -151,6 +151,9 @@ int mc_load_profile(const char *path, struct mc_profile *ret);
 /* Prints every diagnostic of d on stderr. */
 void mc_print_diags(const struct mc_diags *d);
 
+/* Says what a snapshot could not read (its notes: files that did not parse) through mc_err. */
+void mc_print_snapshot_notes(const struct mc_snapshot *s);
+
 /*
  * What one plan/apply iteration should do, and how it reports. The
  * callbacks may be NULL: then problems go to stderr and changes to stdout.

@@ -66,6 +66,12 @@ void mc_print_diags(const struct mc_diags *d)
 	}
 }
 
+void mc_print_snapshot_notes(const struct mc_snapshot *s)
+{
+	for (size_t i = 0; i < s->n_notes; i++)
+		mc_err("warning: %s", s->notes[i]);
+}
+
 bool mc_insecure_profiles;
 
 int mc_read_input(const char *what, const char *path, size_t max, char **ret_buf,
@@ -157,6 +163,7 @@ int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc
 		return MC_EXIT_HOST;
 	}
 	free(parent);
+	mc_print_snapshot_notes(&snap);
 	if (req->pol) {
 		/* Policy problems do not stop the plan: the profile's own values still apply. */
 		r = mc_policy_decide(req->pol, p, &snap, mc_host_caps(ctx->host), &dec, &d);

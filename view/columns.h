@@ -27,7 +27,7 @@ struct top_col {
 	const char *title;
 	int width;
 	enum top_kind kind;
-	unsigned parts;       /* what must be read for it (MC_TOP_READ_*) */
+	unsigned parts;       /* what must be read for it (MC_READ_*) */
 	const char *help;
 	/* Numeric value (not for TOP_TEXT). */
 	void (*get)(const struct top_model *m, const struct top_row *r, struct top_val *ret);

@@ -40,17 +40,13 @@ struct mc_export {
 };
 
 /*
- * memory.stat fields. v2 names first; v1's hierarchical total_* fields
- * (v2's memory.stat counts the whole subtree too). Before Linux 5.9 only
- * file pages had refault tracking, under the name workingset_refault.
+ * memory.stat fields, by their v2 names: the host layer gives v2 names on
+ * every host (v1's hierarchical total_* fields renamed; they count the
+ * whole subtree, as v2's do).
  */
 struct export_stat {
 	const char *name;     /* metric name */
-	const char *key;      /* JSON key */
-	const char *v2;
-	const char *v1;
-	const char *old_v2;   /* name on older kernels, or NULL */
-	const char *old_v1;
+	const char *key;      /* JSON key and memory.stat key */
 	bool counter;
 	const char *help;
 };

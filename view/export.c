@@ -24,54 +24,50 @@
 #include "format.h"
 
 /* What export reads of every group (per-node counts are not exported). */
-static const unsigned export_parts = MC_TOP_READ_USAGE | MC_TOP_READ_KNOBS | MC_TOP_READ_STAT |
-				     MC_TOP_READ_EVENTS | MC_TOP_READ_PSI;
+static const unsigned export_parts = MC_READ_USAGE | MC_READ_KNOBS | MC_READ_STAT |
+				     MC_READ_EVENTS | MC_READ_PSI;
 
 /* --- what is exported, described once --- */
 
 const struct export_stat export_stats[] = {
-	{ "memctl_anon_bytes", "anon", "anon", "total_rss", NULL, NULL, false,
+	{ "memctl_anon_bytes", "anon", false,
 	  "Anonymous memory of the group and its descendants (v1: total_rss)." },
-	{ "memctl_file_bytes", "file", "file", "total_cache", NULL, NULL, false,
+	{ "memctl_file_bytes", "file", false,
 	  "Page cache of the group and its descendants (v1: total_cache)." },
-	{ "memctl_active_anon_bytes", "active_anon", "active_anon", "total_active_anon", NULL, NULL,
-	  false, "Anonymous memory on the active LRU list." },
-	{ "memctl_inactive_anon_bytes", "inactive_anon", "inactive_anon", "total_inactive_anon",
-	  NULL, NULL, false, "Anonymous memory on the inactive LRU list." },
-	{ "memctl_active_file_bytes", "active_file", "active_file", "total_active_file", NULL, NULL,
-	  false, "Page cache on the active LRU list." },
-	{ "memctl_inactive_file_bytes", "inactive_file", "inactive_file", "total_inactive_file",
-	  NULL, NULL, false, "Page cache on the inactive LRU list." },
-	{ "memctl_unevictable_bytes", "unevictable", "unevictable", "total_unevictable", NULL,
-	  NULL, false, "Memory that cannot be reclaimed (mlocked, ramfs)." },
-	{ "memctl_shmem_bytes", "shmem", "shmem", "total_shmem", NULL, NULL, false,
+	{ "memctl_active_anon_bytes", "active_anon", false,
+	  "Anonymous memory on the active LRU list." },
+	{ "memctl_inactive_anon_bytes", "inactive_anon", false,
+	  "Anonymous memory on the inactive LRU list." },
+	{ "memctl_active_file_bytes", "active_file", false,
+	  "Page cache on the active LRU list." },
+	{ "memctl_inactive_file_bytes", "inactive_file", false,
+	  "Page cache on the inactive LRU list." },
+	{ "memctl_unevictable_bytes", "unevictable", false,
+	  "Memory that cannot be reclaimed (mlocked, ramfs)." },
+	{ "memctl_shmem_bytes", "shmem", false,
 	  "Shared memory and tmpfs pages." },
-	{ "memctl_anon_thp_bytes", "anon_thp", "anon_thp", "total_rss_huge", NULL, NULL, false,
+	{ "memctl_anon_thp_bytes", "anon_thp", false,
 	  "Anonymous memory in transparent huge pages." },
-	{ "memctl_workingset_refault_anon_total", "workingset_refault_anon",
-	  "workingset_refault_anon", "total_workingset_refault_anon", NULL, NULL, true,
+	{ "memctl_workingset_refault_anon_total", "workingset_refault_anon", true,
 	  "Anonymous pages reclaimed and then needed again." },
-	{ "memctl_workingset_refault_file_total", "workingset_refault_file",
-	  "workingset_refault_file", "total_workingset_refault_file", "workingset_refault",
-	  "total_workingset_refault", true, "Page cache pages reclaimed and then needed again." },
-	{ "memctl_workingset_activate_anon_total", "workingset_activate_anon",
-	  "workingset_activate_anon", NULL, NULL, NULL, true,
+	{ "memctl_workingset_refault_file_total", "workingset_refault_file", true,
+	  "Page cache pages reclaimed and then needed again." },
+	{ "memctl_workingset_activate_anon_total", "workingset_activate_anon", true,
 	  "Refaulted anonymous pages activated at once." },
-	{ "memctl_workingset_activate_file_total", "workingset_activate_file",
-	  "workingset_activate_file", NULL, NULL, NULL, true,
+	{ "memctl_workingset_activate_file_total", "workingset_activate_file", true,
 	  "Refaulted page cache pages activated at once." },
-	{ "memctl_pgfault_total", "pgfault", "pgfault", "total_pgfault", NULL, NULL, true,
+	{ "memctl_pgfault_total", "pgfault", true,
 	  "Page faults." },
-	{ "memctl_pgmajfault_total", "pgmajfault", "pgmajfault", "total_pgmajfault", NULL, NULL,
-	  true, "Major page faults (the page had to be read)." },
-	{ "memctl_pgscan_total", "pgscan", "pgscan", NULL, NULL, NULL, true,
+	{ "memctl_pgmajfault_total", "pgmajfault", true,
+	  "Major page faults (the page had to be read)." },
+	{ "memctl_pgscan_total", "pgscan", true,
 	  "Pages scanned by reclaim." },
-	{ "memctl_pgsteal_total", "pgsteal", "pgsteal", NULL, NULL, NULL, true,
+	{ "memctl_pgsteal_total", "pgsteal", true,
 	  "Pages reclaimed." },
-	{ "memctl_thp_fault_alloc_total", "thp_fault_alloc", "thp_fault_alloc", NULL, NULL, NULL,
-	  true, "Transparent huge pages allocated at a page fault." },
-	{ "memctl_thp_collapse_alloc_total", "thp_collapse_alloc", "thp_collapse_alloc", NULL,
-	  NULL, NULL, true, "Transparent huge pages allocated by khugepaged." },
+	{ "memctl_thp_fault_alloc_total", "thp_fault_alloc", true,
+	  "Transparent huge pages allocated at a page fault." },
+	{ "memctl_thp_collapse_alloc_total", "thp_collapse_alloc", true,
+	  "Transparent huge pages allocated by khugepaged." },
 };
 
 const char *const export_events[EXPORT_N_EVENTS] = {
@@ -85,13 +81,7 @@ const size_t export_n_events = sizeof(export_events) / sizeof(export_events[0]);
 bool export_stat_value(const struct mc_export *e, const struct export_stat *s,
 		       const struct top_row *r, uint64_t *ret)
 {
-	const struct mc_group_snap *g = &r->g;
-	bool v1 = e->m.caps->ver == MC_CGV1;
-	const char *key = v1 ? s->v1 : s->v2, *old = v1 ? s->old_v1 : s->old_v2;
-
-	if (key && mc_kvs_get(&g->stat, key, ret) == 0)
-		return true;
-	return old && mc_kvs_get(&g->stat, old, ret) == 0;
+	return mc_kvs_get(&r->g.stat, s->key, ret) == 0;
 }
 
 /* v1 swap is memsw minus max: without max there is none. */

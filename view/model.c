@@ -51,7 +51,7 @@ int top_model_init(struct top_model *m, struct mc_host *h, const char *parent)
 	m->parent = strdup(parent);
 	if (!m->parent)
 		return -ENOMEM;
-	r = mc_top_reader_new(h, parent, &m->rd);
+	r = mc_subtree_new(h, parent, &m->rd);
 	if (r < 0) {
 		free(m->parent);
 		m->parent = NULL;
@@ -69,7 +69,7 @@ void top_model_release(struct top_model *m)
 	free(m->order);
 	free(m->filter);
 	free(m->parent);
-	mc_top_reader_free(m->rd);
+	mc_subtree_free(m->rd);
 	for (size_t i = 0; i < p->n_dec; i++) {
 		free(p->dec_abs[i]);
 		free(p->dec_text[i]);
@@ -121,7 +121,7 @@ static struct top_row *old_row(struct top_model *m, const char *path)
 static int new_row_strings(struct top_model *m, struct top_row *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct mc_top_entry *e = mc_top_reader_entry(m->rd, i);
+		const struct mc_subtree_entry *e = mc_subtree_entry(m->rd, i);
 
 		if (old_row(m, e->path))
 			continue;
@@ -141,7 +141,7 @@ static int new_row_strings(struct top_model *m, struct top_row *rows, size_t n)
 /* Rebuilds the rows from a new directory walk, keeping what rows carry over. */
 static int rebuild_rows(struct top_model *m)
 {
-	size_t n = mc_top_reader_count(m->rd);
+	size_t n = mc_subtree_count(m->rd);
 	struct top_row *rows = calloc(n ? n : 1, sizeof(*rows));
 	size_t *order = calloc(n ? n : 1, sizeof(*order));
 	int ret = 0;
@@ -155,7 +155,7 @@ static int rebuild_rows(struct top_model *m)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct mc_top_entry *e = mc_top_reader_entry(m->rd, i);
+		const struct mc_subtree_entry *e = mc_subtree_entry(m->rd, i);
 		struct top_row *r = &rows[i], *old = r->path ? NULL : old_row(m, e->path);
 
 		if (old) {
@@ -214,8 +214,8 @@ static int row_read(struct top_model *m, size_t i, unsigned parts)
 		r->tasks_valid = mc_host_group_nprocs(m->h, r->abs, &r->tasks) == 0;
 		m->reads++;
 	}
-	ret = want & ~TOP_READ_TASKS ? mc_top_reader_read(m->rd, r->entry, want & ~TOP_READ_TASKS,
-							  &r->g) : 0;
+	ret = want & ~TOP_READ_TASKS ? mc_subtree_read(m->rd, r->entry, want & ~TOP_READ_TASKS,
+						       &r->g, NULL) : 0;
 	m->reads += (unsigned)__builtin_popcount(want & ~TOP_READ_TASKS);
 	if (ret == -ENODEV) {
 		r->gone = true;
@@ -226,20 +226,14 @@ static int row_read(struct top_model *m, size_t i, unsigned parts)
 		return ret;
 	r->fresh |= want;
 	r->have |= want;
-	if (want & MC_TOP_READ_STAT) {
-		const char *pa = m->caps->ver == MC_CGV1 ? "total_workingset_refault_anon"
-							 : "workingset_refault_anon";
-		const char *pf = m->caps->ver == MC_CGV1 ? "total_workingset_refault_file"
-							 : "workingset_refault_file";
-		bool ok = mc_kvs_get(&r->g.stat, pa, &a) == 0;
+	if (want & MC_READ_STAT) {
+		bool ok = mc_kvs_get(&r->g.stat, "workingset_refault_anon", &a) == 0;
 
-		ok |= mc_kvs_get(&r->g.stat, pf, &f) == 0;
-		if (!ok)
-			ok = mc_kvs_get(&r->g.stat, "workingset_refault", &f) == 0;
+		ok |= mc_kvs_get(&r->g.stat, "workingset_refault_file", &f) == 0;
 		if (ok)
 			rate_update(&r->refault, a + f, m->now);
 	}
-	if (want & MC_TOP_READ_EVENTS) {
+	if (want & MC_READ_EVENTS) {
 		if (mc_kvs_get(&r->g.events, "max", &v) == 0)
 			rate_update(&r->max_events, v, m->now);
 		if (mc_kvs_get(&r->g.events, "oom_kill", &v) == 0)
@@ -251,7 +245,7 @@ static int row_read(struct top_model *m, size_t i, unsigned parts)
 /* Effective limits from the knobs read so far (ancestors come first in rows). */
 static void compute_limits(struct top_model *m)
 {
-	uint64_t above = mc_top_reader_above_limit(m->rd);
+	uint64_t above = mc_subtree_limit(m->rd);
 
 	for (size_t i = 0; i < m->n; i++) {
 		struct top_row *r = &m->rows[i];
@@ -274,12 +268,12 @@ int top_model_fill(struct top_model *m, size_t first, size_t count, size_t extra
 
 		ret = row_read(m, i, parts);
 		/* the % column needs every ancestor's max */
-		if (parts & MC_TOP_READ_KNOBS)
+		if (parts & MC_READ_KNOBS)
 			for (size_t u = m->rows[i].up; ret == 0 && u != (size_t)-1; u = m->rows[u].up)
-				ret = row_read(m, u, MC_TOP_READ_KNOBS);
+				ret = row_read(m, u, MC_READ_KNOBS);
 	}
 	if (ret == 0 && extra < m->n)
-		ret = row_read(m, extra, parts | MC_TOP_READ_ALL | TOP_READ_TASKS);
+		ret = row_read(m, extra, parts | MC_READ_ALL | TOP_READ_TASKS);
 	compute_limits(m);
 	return ret;
 }
@@ -544,8 +538,8 @@ int top_model_refresh(struct top_model *m, double now)
 	int r;
 
 	m->now = now;
-	/* cheap unless the tree changed: see mc_top_reader_scan */
-	r = mc_top_reader_scan(m->rd, m->rescan || m->refreshes == 0);
+	/* cheap unless the tree changed: see mc_subtree_scan */
+	r = mc_subtree_scan(m->rd, m->rescan || m->refreshes == 0);
 	if (r < 0)
 		return r;
 	if (r > 0 || m->refreshes == 0) {

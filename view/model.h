@@ -11,7 +11,7 @@
 #include "proc-read.h"
 #include "profile.h"
 #include "runstate.h"
-#include "top-read.h"
+#include "subtree.h"
 
 /*
  * The read model under every front end (systemd-cgtop / htop style:
@@ -52,7 +52,7 @@ struct top_row {
 	bool collapsed;
 	bool gone;            /* vanished since the last directory walk */
 	struct mc_group_snap g;
-	unsigned have;        /* parts ever read (MC_TOP_READ_*) */
+	unsigned have;        /* parts ever read (MC_READ_*) */
 	unsigned fresh;       /* parts read in this refresh */
 	uint64_t eff_limit;   /* min of its max and every ancestor's */
 	struct top_rate refault, max_events, oom_kill;
@@ -66,7 +66,7 @@ struct top_row {
 #define TOP_DAEMON_UNKNOWN (-2)
 
 /*
- * Parts the model reads beside the reader's (MC_TOP_READ_*): the number of
+ * Parts the model reads beside the reader's (MC_READ_*): the number of
  * processes, from cgroup.procs through the host layer.
  */
 #define TOP_READ_TASKS (1u << 16)
@@ -96,7 +96,7 @@ struct top_policy {
 struct top_model {
 	struct mc_host *h;
 	const struct mc_caps *caps;
-	struct mc_top_reader *rd;
+	struct mc_subtree *rd;
 	char *parent;
 	struct top_row *rows;
 	size_t n;
