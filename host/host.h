@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "caps.h"
 #include "knob.h"
 #include "snapshot.h"
 
