@@ -725,6 +725,12 @@ int mc_runstate_read(const char *state_dir, const char *name, struct mc_runstate
 	dirfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
 		return -errno;
+	/* the state directory is memctl's: others must not be able to put files there */
+	if (fstat(dirfd, &st) < 0 || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & 022)) {
+		close(dirfd);
+		return -EPERM;
+	}
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	r = fd < 0 ? -errno : 0;
 	close(dirfd);
@@ -734,8 +740,9 @@ int mc_runstate_read(const char *state_dir, const char *name, struct mc_runstate
 		r = -errno;
 	else if (!S_ISREG(st.st_mode))
 		r = -EINVAL;
-	else if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022))
-		r = -EPERM;
+	else if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022) ||
+		 st.st_nlink != 1)
+		r = -EPERM;   /* a hard link could be another file of root's */
 	else if ((uint64_t)st.st_size > MC_RUNSTATE_MAX_BYTES)
 		r = -EFBIG;
 	if (r == 0)
@@ -760,7 +767,7 @@ static const char *problem_of(int r)
 	case -ELOOP:
 		return "a state file is a symbolic link";
 	case -EPERM:
-		return "a state file is owned by another user or writable by others";
+		return "a state file or its directory is owned by another user or writable by others";
 	case -EFBIG:
 		return "a state file is too big";
 	case -EINVAL:

@@ -151,8 +151,10 @@ int mc_runstate_unpublish(const char *state_dir, long pid);
 
 /*
  * Reads the state file name (a name in state_dir, not a path) as untrusted
- * input: opened with O_NOFOLLOW, it must be a regular file owned by root or
- * by the caller's effective user, writable by no one else, and at most
+ * input: the directory must be owned by root or the caller's effective user
+ * and writable by no one else; the file, opened with O_NOFOLLOW,
+ * must be a regular file with one link owned by root or by the caller's
+ * effective user, writable by no one else, and at most
  * MC_RUNSTATE_MAX_BYTES; then parsed as mc_runstate_parse. -ELOOP (a
  * symlink), -EPERM (owner or mode), -EFBIG, -EINVAL (with *ret_line),
  * -errno.

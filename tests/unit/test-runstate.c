@@ -231,6 +231,20 @@ static void test_files(void)
 	}
 	tap_eq_int(mc_runstate_read(dir, "big.state", &p, &line), -EFBIG, "a file too big is refused");
 	tap_eq_int(mc_runstate_read(dir, "../etc", &p, &line), -EINVAL, "a name with a slash is refused");
+	{
+		char hl[300];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		snprintf(hl, sizeof(hl), "%s/h.state", dir);
+		tap_check(link(path, hl) == 0, "hard link made");
+		tap_eq_int(mc_runstate_read(dir, "h.state", &p, &line), -EPERM,
+			   "a file with two links is refused");
+		unlink(hl);
+	}
+	tap_check(chmod(dir, 0777) == 0, "state directory made writable by others");
+	tap_eq_int(mc_runstate_read(dir, name, &p, &line), -EPERM,
+		   "a state directory others may write is refused");
+	chmod(dir, 0700);
 	tap_eq_int(mc_runstate_unpublish(dir, getpid()), 0, "unpublish");
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	tap_check(access(path, F_OK) < 0, "the file is gone");
