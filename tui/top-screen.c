@@ -292,7 +292,7 @@ static int name_width(const struct screen *s, size_t first, int h)
 
 	for (size_t k = first; k < m->n_order && k < first + (size_t)h; k++) {
 		const struct top_row *r = &m->rows[m->order[k]];
-		int need = (int)r->depth * 2 + 2 + (int)strlen(r->name);
+		int need = (int)r->depth * 2 + 2 + (int)strlen(r->label);
 
 		if (need > w)
 			w = need;
@@ -455,7 +455,7 @@ static void draw_table(struct screen *s, int y0, int h)
 			attron(COLOR_PAIR(PAIR_HOT));
 		mvhline(y, 0, ' ', COLS);
 		snprintf(name, sizeof(name), "%*s%s%s", (int)r->depth * 2, "",
-			 !r->has_children ? "  " : r->collapsed ? "+ " : "- ", r->name);
+			 !r->has_children ? "  " : r->collapsed ? "+ " : "- ", r->label);
 		put_clipped(y, 0, name, nw, false);
 		x = (size_t)nw;
 		for (size_t c = 1 + s->hcol; col_fits(s, c, x); c++) {
@@ -535,8 +535,10 @@ static void detail_text(struct screen *s, const struct top_row *r, FILE *f)
 {
 	const struct mc_group_snap *g = &r->g;
 	char a[24];
+	char *abs = mc_esc_text_dup(r->abs);
 
-	fprintf(f, "%s%s\n", r->abs, r->gone ? " (gone)" : "");
+	fprintf(f, "%s%s\n", abs ? abs : "(out of memory)", r->gone ? " (gone)" : "");
+	free(abs);
 	for (int k = 0; k < MC_KNOB__COUNT; k++)
 		if (g->raw_valid[k])
 			fprintf(f, "%s=%s  ", mc_knob_info(k)->name,
