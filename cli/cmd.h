@@ -116,7 +116,12 @@ const struct mc_cmd *mc_cmd_find(const char *prog, const char *name);
  */
 int mc_main(struct mc_ctx *base, int argc, char **argv);
 
-/* --- common.c: helpers shared by commands (they print; the program may) --- */
+/*
+ * --- Helpers shared by commands (they print; the program may), by concern:
+ * messages.c (mc_err, mc_strerror, diagnostics and notes), input.c (input
+ * files, GROUP arguments), plan-run.c (planning against the host, locks,
+ * running a plan), output.c (plans and steps as text and JSON). ---
+ */
 
 /*
  * Where mc_err's messages go instead of stderr when fn is set (memctl run
