@@ -1,6 +1,6 @@
 #include "cmd.h"
 
-static int cmd_rollback_exec(struct mc_ctx *ctx, int argc, char **argv)
+static int cmd_rollback_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
 	struct mc_txn_result res;
 	struct mc_lock *lock;
@@ -39,5 +39,7 @@ const struct mc_cmd cmd_rollback_entry = {
 	.summary = "undo an apply that was interrupted (killed, crashed, power lost)",
 	.help = "Restores every file the interrupted apply journaled to its previous value\n"
 		"and removes the groups it created.\n",
+	.opts = (const struct mc_opt *const[]){ &mc_opt_state_dir, &mc_opt_no_wait, &mc_opt_quiet,
+						&mc_opt_cgroup_root, NULL },
 	.exec = cmd_rollback_exec,
 };

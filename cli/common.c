@@ -66,9 +66,7 @@ void mc_print_diags(const struct mc_diags *d)
 	}
 }
 
-static int check_profile_trust(const char *path, int fd);
-
-static int read_file(const char *path, char **ret, size_t *ret_len)
+static int read_file(const struct mc_ctx *ctx, const char *path, char **ret, size_t *ret_len)
 {
 	struct stat st;
 	char *buf;
@@ -82,7 +80,7 @@ static int read_file(const char *path, char **ret, size_t *ret_len)
 		r = -errno;
 		goto out;
 	}
-	if ((r = check_profile_trust(path, fd)) < 0)
+	if ((r = mc_check_trust(ctx, "profile", path, fd)) < 0)
 		goto out;
 	if (!S_ISREG(st.st_mode)) {
 		r = -EISDIR;
@@ -125,8 +123,6 @@ out:
 	return r;
 }
 
-bool mc_insecure_profiles;
-
 /*
  * As root, a profile decides what is written to the kernel's memory
  * settings, so like sshd and sudo with their files we refuse one that
@@ -134,25 +130,25 @@ bool mc_insecure_profiles;
  * user other than root or the caller, or in a directory others may write
  * to without the sticky bit (they could replace the file).
  */
-static int check_profile_trust(const char *path, int fd)
+int mc_check_trust(const struct mc_ctx *ctx, const char *what, const char *path, int fd)
 {
 	struct stat st, dst;
 	char *dir, *slash;
 	int r = 0;
 
-	if (geteuid() != 0 || mc_insecure_profiles)
+	if (geteuid() != 0 || ctx->insecure_profile)
 		return 0;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		mc_err("refusing profile '%s': it is writable by %s (mode %04o); "
-		       "fix with 'chmod go-w' or pass --insecure-profile", path,
+		mc_err("refusing %s '%s': it is writable by %s (mode %04o); "
+		       "fix with 'chmod go-w' or pass --insecure-profile", what, path,
 		       st.st_mode & S_IWOTH ? "others" : "its group", (unsigned)(st.st_mode & 07777));
 		return -EKEYREJECTED;
 	}
 	if (st.st_uid != 0 && st.st_uid != getuid()) {
-		mc_err("refusing profile '%s': it is owned by uid %u, not root or the caller; "
-		       "fix with chown or pass --insecure-profile", path, (unsigned)st.st_uid);
+		mc_err("refusing %s '%s': it is owned by uid %u, not root or the caller; "
+		       "fix with chown or pass --insecure-profile", what, path, (unsigned)st.st_uid);
 		return -EKEYREJECTED;
 	}
 	dir = strdup(path);
@@ -166,23 +162,23 @@ static int check_profile_trust(const char *path, int fd)
 	else
 		*slash = '\0';
 	if (stat(dir, &dst) == 0 && (dst.st_mode & (S_IWGRP | S_IWOTH)) && !(dst.st_mode & S_ISVTX)) {
-		mc_err("refusing profile '%s': its directory '%s' is writable by others without the "
+		mc_err("refusing %s '%s': its directory '%s' is writable by others without the "
 		       "sticky bit (mode %04o), so the file could be replaced; pass --insecure-profile "
-		       "to accept it", path, dir, (unsigned)(dst.st_mode & 07777));
+		       "to accept it", what, path, dir, (unsigned)(dst.st_mode & 07777));
 		r = -EKEYREJECTED;
 	}
 	free(dir);
 	return r;
 }
 
-int mc_load_profile(const char *path, struct mc_profile *ret)
+int mc_load_profile(const struct mc_ctx *ctx, const char *path, struct mc_profile *ret)
 {
 	struct mc_diags d = { 0 };
 	char *buf = NULL;
 	size_t len = 0;
 	int r;
 
-	r = read_file(path, &buf, &len);
+	r = read_file(ctx, path, &buf, &len);
 	if (r == -EKEYREJECTED)
 		return MC_EXIT_INVALID;	/* check_profile_trust said why */
 	if (r == -EFBIG) {
