@@ -17,6 +17,8 @@
 #   rmgroups DIR     remove DIR and everything below it, deepest first
 #   wall        seconds since the epoch, with nanoseconds
 #   ratio A B   A / B, two decimals;  median  of the numbers on stdin
+#   stats_summary, stats_mwu   medians with quartiles, the rank test
+#               (bench/stats.sh, which guest benchmarks source on their own)
 
 B_NAME=$(basename "$0" .sh)
 B_ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,6 +31,7 @@ for a in "$@"; do
 	if [ "$a" = --quick ]; then B_QUICK=1; else B_ARGS+=("$a"); fi
 done
 . "$B_ROOT/tests/integration/lib.sh"
+. "$B_ROOT/bench/stats.sh"
 BENCH_RESULTS=${BENCH_RESULTS:-$B_ROOT/build/bench-results/$B_NAME-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$BENCH_RESULTS" || { echo "$B_NAME: cannot create $BENCH_RESULTS" >&2; exit 1; }
 B_TSV=$BENCH_RESULTS/$B_NAME.tsv

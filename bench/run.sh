@@ -22,7 +22,9 @@ cd "$(dirname "$0")/.." || exit 1
 QUICK=()
 RESULTS=""
 names=()
-all() { for f in bench/*.sh; do f=${f##*/}; f=${f%.sh}; [ "$f" = run ] || [ "$f" = lib ] || echo "$f"; done; }
+# bench/lib.sh and bench/stats.sh are sourced helpers, not benchmarks.
+lib() { [ "$1" = run ] || [ "$1" = lib ] || [ "$1" = stats ]; }
+all() { for f in bench/*.sh; do f=${f##*/}; f=${f%.sh}; lib "$f" || echo "$f"; done; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=(--quick); shift ;;
@@ -37,7 +39,7 @@ done
 # so a --quick run of all leaves it out; name it to run it.
 [ ${#names[@]} -gt 0 ] || mapfile -t names < <(all | { [ ${#QUICK[@]} -gt 0 ] && grep -vx guest || cat; })
 for n in "${names[@]}"; do
-	[ -f "bench/$n.sh" ] && [ "$n" != run ] && [ "$n" != lib ] ||
+	[ -f "bench/$n.sh" ] && ! lib "$n" ||
 		{ echo "bench/run.sh: no benchmark '$n' (have: $(all | tr '\n' ' '))" >&2; exit 2; }
 done
 export BENCH_RESULTS=${RESULTS:-$PWD/build/bench-results/$(date +%Y%m%d-%H%M%S)}

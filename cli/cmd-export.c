@@ -4,7 +4,7 @@
  * on stdout or atomically into --file. With --profile the engine runs one
  * interval on the profile's parent, as `memctl run --dry-run` would, and
  * its working-set estimates and decisions are exported too; nothing is
- * written to the cgroups. The formats live in export.c.
+ * written to the cgroups. The formats are the read model's (view/export.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +12,12 @@
 
 #include "cmd.h"
 #include "export.h"
+#include "file.h"
+
+static void export_warn(const char *msg)
+{
+	mc_err("%s", msg);
+}
 
 struct export_opts {
 	enum mc_output out;
@@ -41,6 +47,7 @@ static int export_engine(struct mc_ctx *ctx, struct mc_export *e, const struct m
 		free(pparent);
 		return r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
 	}
+	mc_print_snapshot_notes(&snap);
 	r = mc_policy_decide(pol, p, &snap, mc_host_caps(ctx->host), &dec, &d);
 	/* policy problems do not stop the export: they are warnings, as in run */
 	mc_print_diags(&d);
@@ -75,7 +82,7 @@ static int cmd_export_exec(struct mc_ctx *ctx, const void *opts, int argc, char 
 		mc_err("invalid parent '%s': %s", ctx->parent, mc_strerror(r));
 		return MC_EXIT_INVALID;
 	}
-	r = mc_export_new(ctx->host, parent, &e);
+	r = mc_export_new(ctx->host, parent, export_warn, &e);
 	if (r < 0) {
 		mc_err("out of memory");
 		free(parent);
@@ -98,7 +105,7 @@ static int cmd_export_exec(struct mc_ctx *ctx, const void *opts, int argc, char 
 	}
 	r = mc_export_render(e, f, &buf, &len);
 	if (r == 0 && o->file)
-		r = mc_export_write_file(e, o->file, buf, len);
+		r = mc_file_replace(o->file, buf, len, MC_EXPORT_FILE_MODE);
 	else if (r == 0 && fwrite(buf, 1, len, ctx->out_f) != len)
 		r = -EIO;
 	if (r < 0) {

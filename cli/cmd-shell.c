@@ -20,23 +20,22 @@
  * writes as much as a profile does, and gets the same trust check.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <readline/history.h>
 #include <readline/readline.h>
 
 #include "cmd.h"
-#include "top-read.h"
+#include "subtree.h"
 
 #define SHELL_MAX_ARGS 128
 #define SHELL_HISTORY_LINES 2000
 #define SHELL_MAX_DEPTH 8          /* scripts running scripts (-f inside -f) */
 #define SHELL_MAX_LINE 65536       /* bytes of one script line */
+#define SHELL_MAX_SCRIPT MC_PROFILE_MAX_BYTES   /* bytes of a -f script */
 
 struct shell_opts {
 	const char *file;         /* -f FILE ('-': stdin) */
@@ -201,22 +200,22 @@ static char *words_generator(const char *text, int state)
 /* Group paths below the parent, from a walk of the live tree, quoted for a line. */
 static void add_groups(void)
 {
-	struct mc_top_reader *rd = NULL;
+	struct mc_subtree *rd = NULL;
 	char *parent = NULL;
 
 	if (!shell_ctx->host || mc_host_resolve_parent(shell_ctx->host, shell_ctx->parent,
 							 &parent) < 0)
 		return;
-	if (mc_top_reader_new(shell_ctx->host, parent, &rd) == 0 && mc_top_reader_scan(rd, true) >= 0)
-		for (size_t i = 1; i < mc_top_reader_count(rd); i++) {
+	if (mc_subtree_new(shell_ctx->host, parent, &rd) == 0 && mc_subtree_scan(rd, true) >= 0)
+		for (size_t i = 1; i < mc_subtree_count(rd); i++) {
 			char *q;
 
-			if (mc_line_quote(mc_top_reader_entry(rd, i)->path, &q) == 0) {
+			if (mc_line_quote(mc_subtree_entry(rd, i)->path, &q) == 0) {
 				words_add(q);
 				free(q);
 			}
 		}
-	mc_top_reader_free(rd);
+	mc_subtree_free(rd);
 	free(parent);
 }
 
@@ -435,36 +434,30 @@ static int run_script(struct mc_ctx *ctx, const struct shell_opts *o, FILE *in, 
 }
 
 /*
- * Opens a -f script: a regular file (a FIFO would block), which as root
- * passes the profiles' trust check. NULL after saying why.
+ * Runs the -f script at path: read whole with the checks of every input
+ * file (a regular file, read consistently, and as root the trust check of
+ * profiles: a script decides what root does as much as a profile does).
  */
-static FILE *open_script(const struct mc_ctx *ctx, const char *path)
+static int run_script_file(struct mc_ctx *ctx, const struct shell_opts *o, const char *path)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), r;
-	FILE *f = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
 
-	if (fd < 0) {
+	if ((rc = mc_read_input(ctx, "script", path, SHELL_MAX_SCRIPT, &buf, &len)) != 0)
+		return rc;
+	f = len ? fmemopen(buf, len, "r") : NULL;
+	if (!f && len) {
 		mc_err("cannot read script '%s': %s", path, mc_strerror(-errno));
-		return NULL;
+		free(buf);
+		return MC_EXIT_HOST;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		mc_err("cannot read script '%s': %s", path,
-		       S_ISREG(st.st_mode) ? mc_strerror(-errno) : "not a regular file");
-		close(fd);
-		return NULL;
-	}
-	r = mc_check_trust(ctx, "script", path, fd);
-	if (r == 0 && (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 ||
-		       !(f = fdopen(fd, "r"))))
-		r = -errno;
-	if (r < 0) {
-		if (r != -EKEYREJECTED)   /* else mc_check_trust said why */
-			mc_err("cannot read script '%s': %s", path, mc_strerror(r));
-		close(fd);
-		return NULL;
-	}
-	return f;
+	rc = f ? run_script(ctx, o, f, path) : MC_EXIT_OK;
+	if (f)
+		fclose(f);
+	free(buf);
+	return rc;
 }
 
 static int cmd_shell_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
@@ -494,11 +487,7 @@ static int cmd_shell_exec(struct mc_ctx *ctx, const void *opts, int argc, char *
 			rc = run_script(&base, o, stdin, "<stdin>");
 		}
 	} else if (o->file) {
-		FILE *f = open_script(ctx, o->file);
-
-		rc = f ? run_script(&base, o, f, o->file) : MC_EXIT_INVALID;
-		if (f)
-			fclose(f);
+		rc = run_script_file(&base, o, o->file);
 	} else if (isatty(STDIN_FILENO)) {
 		rc = run_interactive(&base);
 	} else {
