@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "caps.h"
 #include "diag.h"
+#include "caps.h"
 #include "knob.h"
 #include "policy.h"
 #include "profile.h"

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "caps.h"
 #include "knob.h"
 #include "profile.h"
 #include "snapshot.h"

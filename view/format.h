@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "caps.h"
 #include "knob.h"
 
 /*

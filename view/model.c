@@ -13,6 +13,7 @@
 #include "columns.h"
 #include "escape.h"
 #include "format.h"
+#include "journal.h"
 #include "model.h"
 
 static void row_release(struct top_row *r)
@@ -313,25 +314,14 @@ static int remember(struct top_policy *p, const char *group, char *text)
 /* One step as the decision column shows it: "memory.low 0 -> 100M: reason". */
 static char *step_text(const struct mc_step *s)
 {
-	char *t = NULL, v[24];
-	int r;
+	struct mc_step_text t;
+	char *out;
 
-	if (s->kind == MC_STEP_WRITE)
-		r = asprintf(&t, "%s -> %s: %s", s->file, mc_fmt_size(s->new_raw, v),
-			     s->reason ? s->reason : "");
-	else if (s->kind == MC_STEP_RECLAIM)
-		r = asprintf(&t, "reclaim %s: %s", mc_fmt_size(s->bytes, v),
-			     s->reason ? s->reason : "");
-	else if (s->kind == MC_STEP_NOTE)
-		r = asprintf(&t, "note: %s", s->reason ? s->reason : "");
-	else if (s->kind == MC_STEP_SYSCTL)
-		r = asprintf(&t, "%s -> %llu: %s", s->file, (unsigned long long)s->new_raw,
-			     s->reason ? s->reason : "");
-	else if (s->kind == MC_STEP_ENABLE)
-		r = asprintf(&t, "enable memory for children: %s", s->reason ? s->reason : "");
-	else
-		r = asprintf(&t, "create: %s", s->reason ? s->reason : "");
-	return r < 0 ? NULL : t;
+	if (mc_step_describe(s, &t) < 0)
+		return NULL;
+	out = mc_asprintf("%s: %s", t.brief, s->reason ? s->reason : "");
+	mc_step_text_free(&t);
+	return out;
 }
 
 /*
