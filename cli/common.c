@@ -12,30 +12,38 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "escape.h"
 #include "file.h"
+#include "pipeline.h"
 
-void (*mc_err_hook)(const char *msg);
+struct mc_err_sink mc_err_sink;
 
+/*
+ * Messages quote what others named (groups, files): whatever they hold,
+ * no control character reaches the terminal or the log (escape.h's text
+ * rules; a backslash stays one, parts may be escaped already).
+ */
 void mc_err(const char *fmt, ...)
 {
+	struct mc_buf b = { 0 };
+	char *msg = NULL;
 	va_list ap;
+	int n;
 
-	if (mc_err_hook) {
-		char *msg;
-
-		va_start(ap, fmt);
-		if (vasprintf(&msg, fmt, ap) >= 0) {
-			mc_err_hook(msg);
-			free(msg);
-		}
-		va_end(ap);
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		fputs("memctl: out of memory\n", stderr);
 		return;
 	}
-	fputs("memctl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+	mc_esc_controls(&b, msg);
+	free(msg);
+	if (mc_err_sink.fn)
+		mc_err_sink.fn(mc_err_sink.arg, mc_buf_error(&b) < 0 ? "out of memory" : mc_buf_str(&b));
+	else
+		fprintf(stderr, "memctl: %s\n", mc_buf_error(&b) < 0 ? "out of memory" : mc_buf_str(&b));
+	mc_buf_release(&b);
 }
 
 const char *mc_strerror(int err)
@@ -141,62 +149,44 @@ int mc_policy_for_host(struct mc_ctx *ctx, struct mc_policy **ret)
 int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req,
 		 struct mc_plan *ret_plan)
 {
-	struct mc_decisions dec = { 0 };
-	struct mc_plan_opts o = { .create = req->create };
-	struct mc_snapshot snap = { 0 };
-	struct mc_diags d = { 0 };
-	char *parent;
-	int r;
+	struct mc_pipeline_opts o = { .pol = req->pol, .plan = true, .create = req->create };
+	struct mc_pipeline pl;
+	int r, rc = 0;
 
-	r = mc_host_resolve_parent(ctx->host, p->parent, &parent);
-	if (r < 0) {
+	r = mc_pipeline_run(ctx->host, p, &o, &pl);
+	if (pl.have_snap)
+		mc_print_snapshot_notes(&pl.snap);
+	if (r < 0 && pl.failed == MC_STAGE_RESOLVE) {
 		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
 		       p->parent_pos.col, p->parent, mc_strerror(r));
-		return MC_EXIT_INVALID;
-	}
-	r = mc_host_snapshot(ctx->host, parent, &snap);
-	if (r < 0) {
-		mc_err("cannot read parent '%s': %s", parent, mc_strerror(r));
-		free(parent);
-		return MC_EXIT_HOST;
-	}
-	free(parent);
-	mc_print_snapshot_notes(&snap);
-	if (req->pol) {
+		rc = MC_EXIT_INVALID;
+	} else if (r < 0 && pl.failed == MC_STAGE_SNAPSHOT) {
+		mc_err("cannot read parent '%s': %s", pl.parent, mc_strerror(r));
+		rc = MC_EXIT_HOST;
+	} else if (r < 0 && pl.failed == MC_STAGE_DECIDE) {
+		mc_err("policy engine: %s", mc_strerror(r));
+		rc = MC_EXIT_HOST;
+	} else {
 		/* Policy problems do not stop the plan: the profile's own values still apply. */
-		r = mc_policy_decide(req->pol, p, &snap, mc_host_caps(ctx->host), &dec, &d);
+		if (req->pol && req->notes) {
+			req->notes(req->arg, &pl.dec, &pl.decide_diags);
+		} else if (req->pol) {
+			mc_print_diags(&pl.decide_diags);
+			for (size_t i = 0; i < pl.dec.n_notes; i++)
+				mc_err("note: %s", pl.dec.notes[i]);
+		}
 		if (r < 0) {
-			mc_err("policy engine: %s", mc_strerror(r));
-			mc_snapshot_free(&snap);
-			mc_diags_free(&d);
-			return MC_EXIT_HOST;
-		}
-		if (snap.uncached &&
-		    mc_decisions_add_note(&dec, mc_asprintf("%zu of %zu groups do not fit the %zu open files memctl keeps (half the soft RLIMIT_NOFILE): their files are opened and closed again every snapshot, which is slower",
-							  snap.uncached, snap.n, snap.fd_budget)) < 0)
-			mc_err("out of memory: a note is lost");
-		if (req->notes) {
-			req->notes(ctx, &dec, &d);
+			if (r == -ENOMEM)
+				mc_err("out of memory while planning");
+			mc_print_diags(&pl.plan_diags);
+			rc = r == -ENOMEM ? MC_EXIT_HOST : MC_EXIT_INVALID;
 		} else {
-			mc_print_diags(&d);
-			for (size_t i = 0; i < dec.n_notes; i++)
-				mc_err("note: %s", dec.notes[i]);
+			*ret_plan = pl.plan;
+			pl.have_plan = false;   /* handed over */
 		}
-		mc_diags_free(&d);
-		o.decisions = &dec;
 	}
-	r = mc_plan_build(p, &snap, mc_host_caps(ctx->host), &o, ret_plan, &d);
-	mc_snapshot_free(&snap);
-	mc_decisions_free(&dec);
-	if (r < 0) {
-		if (r == -ENOMEM)
-			mc_err("out of memory while planning");
-		mc_print_diags(&d);
-		mc_diags_free(&d);
-		return r == -ENOMEM ? MC_EXIT_HOST : MC_EXIT_INVALID;
-	}
-	mc_diags_free(&d);
-	return 0;
+	mc_pipeline_release(&pl);
+	return rc;
 }
 
 /* "pid 1234", or "another process" when /proc/locks did not say. */
@@ -285,12 +275,18 @@ void mc_print_step(FILE *f, const char *prefix, const struct mc_step *s, bool re
 	struct mc_step_text t;
 
 	if (mc_step_describe(s, &t) < 0) {
-		fprintf(f, "%s%s: (out of memory)\n", prefix, s->group);
+		fprintf(f, "%s", prefix);
+		mc_text_str(f, s->group);
+		fputs(": (out of memory)\n", f);
 		return;
 	}
-	fprintf(f, "%s%s", prefix, t.done);
-	if (reason && s->kind != MC_STEP_NOTE)
-		fprintf(f, ": %s", s->reason);
+	/* the step's text quotes the group (and a note's reason): escaped as a whole */
+	fputs(prefix, f);
+	mc_text_str(f, t.done);
+	if (reason && s->kind != MC_STEP_NOTE) {
+		fputs(": ", f);
+		mc_text_str(f, s->reason);
+	}
 	fputc('\n', f);
 	mc_step_text_free(&t);
 }
@@ -360,7 +356,7 @@ static void run_reclaims(struct mc_ctx *ctx, struct mc_lock *lock, const struct 
 		if (s->kind != MC_STEP_RECLAIM)
 			continue;
 		if (req->reclaim_done)
-			req->reclaim_done(ctx, s, res[i].err, res[i].reclaimed);
+			req->reclaim_done(req->arg, s, res[i].err, res[i].reclaimed);
 		else if (res[i].err < 0)
 			mc_err("reclaim of %s from '%s': %s (got %s)", mc_fmt_size(s->bytes, a), s->group,
 			       mc_strerror(res[i].err), mc_fmt_size(res[i].reclaimed, b));
@@ -406,7 +402,7 @@ int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_
 	if (rc == MC_EXIT_OK) {
 		for (size_t i = 0; i < plan.n; i++)
 			if (req->step_done)
-				req->step_done(ctx, &plan.steps[i]);
+				req->step_done(req->arg, &plan.steps[i]);
 			else if (!ctx->quiet && plan.steps[i].kind != MC_STEP_RECLAIM)
 				mc_print_step(ctx->out_f, "", &plan.steps[i], false);
 		if (!ctx->quiet && !req->step_done && mc_plan_n_changes(&plan) == 0)
