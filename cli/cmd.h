@@ -262,7 +262,12 @@ int mc_line_split(const char *line, char **ret_buf, char **argv, int max);
  */
 int mc_line_quote(const char *word, char **ret);
 
-/* --- common.c: helpers shared by commands (they print; the program may) --- */
+/*
+ * --- Helpers shared by commands (they print; the program may), by concern:
+ * messages.c (mc_err, mc_strerror, diagnostics and notes), input.c (input
+ * files, GROUP arguments), plan-run.c (planning against the host, locks,
+ * running a plan), output.c (plans and steps as text and JSON). ---
+ */
 
 /*
  * Where mc_err's messages go instead of stderr when fn is set (memctl run
