@@ -63,21 +63,16 @@ static void run_log(const struct run *r, int prio, const char *fmt, ...)
 static void run_log(const struct run *r, int prio, const char *fmt, ...)
 {
 	struct mc_buf b = { 0 };
-	char *line = NULL;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&line, fmt, ap);
+	mc_esc_controls_fmt(&b, fmt, ap);
 	va_end(ap);
-	if (n >= 0)
-		mc_esc_controls(&b, line);
-	free(line);
 	if (r->journal)
 		fprintf(stderr, "<%d>", prio);
 	else
 		fputs("memctl run: ", stderr);
-	fprintf(stderr, "%s\n", n < 0 || mc_buf_error(&b) < 0 ? "out of memory" : mc_buf_str(&b));
+	fprintf(stderr, "%s\n", mc_buf_error(&b) < 0 ? "out of memory" : mc_buf_str(&b));
 	mc_buf_release(&b);
 }
 
