@@ -213,6 +213,11 @@ static int cmd_top_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 		free(cols);
 		return MC_EXIT_HOST;
 	}
+	if (top_daemons_init(&m.daemons, ctx->state_dir) < 0) {
+		mc_err("out of memory");
+		rc = MC_EXIT_HOST;
+		goto out;
+	}
 	/* the screen shows the biggest first, like top; batch keeps tree order */
 	if (o->sort || !o->batch) {
 		const char *sort = o->sort ? o->sort : "usage";
