@@ -443,6 +443,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		run.peak = 0;
 		if (run.export)
 			mc_export_clear_decisions(run.export);
+		req.write_budget_ms = (long)p.interval_ms;
 		rc = mc_run_plan(ctx, &p, &req);
 		if (run.export)
 			export_interval(&run, &p, &req);
