@@ -30,7 +30,15 @@ void mc_json_str(FILE *f, const char *s)
 
 void mc_text_str(FILE *f, const char *s)
 {
-	print_escaped(f, s, mc_esc_text, "(out of memory)");
+	print_escaped(f, s ? s : "", mc_esc_text, "(out of memory)");
+}
+
+/* s escaped for text into b (reused), for a printf argument. */
+static const char *text_of(struct mc_buf *b, const char *s)
+{
+	mc_buf_reset(b);
+	mc_esc_text(b, s ? s : "");
+	return mc_buf_error(b) < 0 ? "(out of memory)" : mc_buf_str(b);
 }
 
 void mc_json_size(FILE *f, uint64_t v)
@@ -127,6 +135,7 @@ void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *t
 {
 	FILE *f = ctx->out_f;
 	size_t gw = 5, fw = 4, vw = 0, nr = 0;
+	struct mc_buf group = { 0 }, reason = { 0 };
 	struct mc_step_text *t;
 
 	if (ctx->out == MC_OUT_JSON) {
@@ -146,8 +155,8 @@ void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *t
 		return;
 	}
 	for (size_t i = 0; i < plan->n; i++) {
-		if (strlen(plan->steps[i].group) > gw)
-			gw = strlen(plan->steps[i].group);
+		if (strlen(text_of(&group, plan->steps[i].group)) > gw)
+			gw = strlen(text_of(&group, plan->steps[i].group));
 		/* As before the table: a note's knob and enable's value do not widen columns. */
 		if (plan->steps[i].kind != MC_STEP_NOTE && strlen(t[i].file) > fw)
 			fw = strlen(t[i].file);
@@ -155,17 +164,41 @@ void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *t
 			vw = strlen(t[i].value);
 		nr += plan->steps[i].kind == MC_STEP_RECLAIM;
 	}
-	fprintf(f, "%s %s: %zu change%s", title, plan->parent, mc_plan_n_changes(plan),
-		mc_plan_n_changes(plan) == 1 ? "" : "s");
+	fprintf(f, "%s %s: %zu change%s", title, text_of(&group, plan->parent),
+		mc_plan_n_changes(plan), mc_plan_n_changes(plan) == 1 ? "" : "s");
 	if (nr)
 		fprintf(f, ", %zu reclaim%s", nr, nr == 1 ? "" : "s");
 	fputc('\n', f);
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct mc_step *s = &plan->steps[i];
 
-		fprintf(f, "  %-6s  %-*s  %-*s  %-*s  # %s\n", t[i].action, (int)gw, s->group,
-			(int)fw, t[i].file, (int)vw, t[i].value, s->reason);
+		fprintf(f, "  %-6s  %-*s  %-*s  %-*s  # %s\n", t[i].action, (int)gw,
+			text_of(&group, s->group), (int)fw, t[i].file, (int)vw, t[i].value,
+			text_of(&reason, s->reason));
 		mc_step_text_free(&t[i]);
 	}
 	free(t);
+	mc_buf_release(&group);
+	mc_buf_release(&reason);
+}
+
+void mc_print_step(FILE *f, const char *prefix, const struct mc_step *s, bool reason)
+{
+	struct mc_step_text t;
+
+	if (mc_step_describe(s, &t) < 0) {
+		fprintf(f, "%s", prefix);
+		mc_text_str(f, s->group);
+		fputs(": (out of memory)\n", f);
+		return;
+	}
+	/* the step's text quotes the group (and a note's reason): escaped as a whole */
+	fputs(prefix, f);
+	mc_text_str(f, t.done);
+	if (reason && s->kind != MC_STEP_NOTE) {
+		fputs(": ", f);
+		mc_text_str(f, s->reason);
+	}
+	fputc('\n', f);
+	mc_step_text_free(&t);
 }

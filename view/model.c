@@ -15,6 +15,7 @@
 #include "format.h"
 #include "journal.h"
 #include "model.h"
+#include "pipeline.h"
 
 static void row_release(struct top_row *r)
 {
@@ -331,45 +332,39 @@ static char *step_text(const struct mc_step *s)
  */
 static void run_policy(struct top_model *m)
 {
+	static const char *const what[] = {
+		[MC_STAGE_RESOLVE] = "cannot resolve the profile's parent",
+		[MC_STAGE_SNAPSHOT] = "cannot read the profile's parent",
+		[MC_STAGE_DECIDE] = "policy engine",
+		[MC_STAGE_PLAN] = "planner",
+	};
 	struct top_policy *p = &m->policy;
-	struct mc_decisions dec = { 0 };
-	struct mc_plan_opts o = { .create = true };
-	struct mc_snapshot snap = { 0 };
-	struct mc_diags d = { 0 };
-	struct mc_plan plan;
+	struct mc_pipeline_opts o = { .parent = p->parent, .pol = p->pol, .plan = true,
+				      .create = true };
+	struct mc_pipeline pl;
+	const struct mc_diags *d = &pl.decide_diags;
 	int r;
 
-	r = mc_host_snapshot(m->h, p->parent, &snap);
+	r = mc_pipeline_run(m->h, p->profile, &o, &pl);
 	if (r < 0) {
-		policy_error(p, "cannot read the profile's parent", r);
+		policy_error(p, what[pl.failed], r);
+		mc_pipeline_release(&pl);
 		return;
 	}
-	r = mc_policy_decide(p->pol, p->profile, &snap, m->caps, &dec, &d);
-	if (r == 0) {
-		o.decisions = &dec;
-		r = mc_plan_build(p->profile, &snap, m->caps, &o, &plan, &d);
-		if (r == 0) {
-			for (size_t i = 0; i < plan.n; i++) {
-				char *t = step_text(&plan.steps[i]);
+	for (size_t i = 0; i < pl.plan.n; i++) {
+		char *t = step_text(&pl.plan.steps[i]);
 
-				if (t)
-					remember(p, plan.steps[i].group, t);
-			}
-			mc_plan_free(&plan);
-		} else {
-			policy_error(p, "planner", r);
-		}
-	} else {
-		policy_error(p, "policy engine", r);
+		if (t)
+			remember(p, pl.plan.steps[i].group, t);
 	}
-	if (r == 0 && d.n > 0) {
+	if (!d->n)
+		d = &pl.plan_diags;
+	if (d->n > 0) {
 		free(p->error);
-		if (mc_diag_format(&d.v[0], &p->error) < 0)
+		if (mc_diag_format(&d->v[0], &p->error) < 0)
 			p->error = NULL;
 	}
-	mc_diags_free(&d);
-	mc_decisions_free(&dec);
-	mc_snapshot_free(&snap);
+	mc_pipeline_release(&pl);
 }
 
 static void attach_decisions(struct top_model *m)

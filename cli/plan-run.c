@@ -1,132 +1,17 @@
 /*
- * Helpers shared by the commands: loading profiles, planning against the
- * live host and running the transaction, with the messages an operator sees.
+ * Planning against the live host and running the plan: the policy engine
+ * for this host, the pipeline's problems reported, the locks, the writes as
+ * one transaction and the reclaims after them, each step reported.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <fcntl.h>
-#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
-#include "file.h"
-
-void (*mc_err_hook)(const char *msg);
-
-void mc_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (mc_err_hook) {
-		char *msg;
-
-		va_start(ap, fmt);
-		if (vasprintf(&msg, fmt, ap) >= 0) {
-			mc_err_hook(msg);
-			free(msg);
-		}
-		va_end(ap);
-		return;
-	}
-	fputs("memctl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-const char *mc_strerror(int err)
-{
-	switch (-err) {
-	case EALREADY:
-		return "an interrupted apply left a journal; run 'memctl rollback' first";
-	case EBADMSG:
-		return "the journal is damaged";
-	case ETIMEDOUT:
-		return "timed out (the kernel was still reclaiming)";
-	case MC_ENOTREG:
-		return "not a regular file";
-	default:
-		return strerror(-err);
-	}
-}
-
-void mc_print_diags(const struct mc_diags *d)
-{
-	for (size_t i = 0; i < d->n; i++) {
-		char *s;
-
-		if (mc_diag_format(&d->v[i], &s) < 0) {
-			mc_err("out of memory");
-			return;
-		}
-		fprintf(stderr, "%s\n", s);
-		free(s);
-	}
-}
-
-void mc_print_snapshot_notes(const struct mc_snapshot *s)
-{
-	for (size_t i = 0; i < s->n_notes; i++)
-		mc_err("warning: %s", s->notes[i]);
-}
-
-bool mc_insecure_profiles;
-
-int mc_read_input(const char *what, const char *path, size_t max, char **ret_buf,
-		  size_t *ret_len)
-{
-	struct mc_read_opts o = {
-		.max = max,
-		/*
-		 * As root, the file decides what is written to the kernel's memory
-		 * settings: like sshd and sudo with theirs, refuse one that someone
-		 * else could have changed (host/file.h says what is checked).
-		 */
-		.trust = geteuid() == 0 && !mc_insecure_profiles,
-		.uid = getuid(),
-	};
-	char *why = NULL;
-	int r;
-
-	r = mc_file_read(path, &o, ret_buf, ret_len, &why);
-	if (r == -EKEYREJECTED) {
-		mc_err("refusing %s '%s': %s; pass --insecure-profile to accept it", what, path, why);
-		free(why);
-	} else if (r == -EFBIG) {
-		mc_err("%s: %s is larger than %zu bytes", path, what, max);
-	} else if (r == -EAGAIN) {
-		mc_err("cannot read %s '%s': it kept changing while being read", what, path);
-	} else if (r < 0) {
-		mc_err("cannot read %s '%s': %s", what, path, mc_strerror(r));
-	}
-	return r < 0 ? MC_EXIT_INVALID : 0;
-}
-
-int mc_load_profile(const char *path, struct mc_profile *ret)
-{
-	struct mc_diags d = { 0 };
-	char *buf = NULL;
-	size_t len = 0;
-	int r;
-
-	if ((r = mc_read_input("profile", path, MC_PROFILE_MAX_BYTES, &buf, &len)) != 0)
-		return r;
-	r = mc_profile_parse(path, buf, len, ret, &d);
-	free(buf);
-	if (r < 0) {
-		if (r == -ENOMEM)
-			mc_err("%s: out of memory", path);
-		mc_print_diags(&d);
-		mc_diags_free(&d);
-		return MC_EXIT_INVALID;
-	}
-	mc_diags_free(&d);
-	return 0;
-}
+#include "pipeline.h"
 
 int mc_policy_for_host(struct mc_ctx *ctx, struct mc_policy **ret)
 {
@@ -145,62 +30,44 @@ int mc_policy_for_host(struct mc_ctx *ctx, struct mc_policy **ret)
 int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req,
 		 struct mc_plan *ret_plan)
 {
-	struct mc_decisions dec = { 0 };
-	struct mc_plan_opts o = { .create = req->create };
-	struct mc_snapshot snap = { 0 };
-	struct mc_diags d = { 0 };
-	char *parent;
-	int r;
+	struct mc_pipeline_opts o = { .pol = req->pol, .plan = true, .create = req->create };
+	struct mc_pipeline pl;
+	int r, rc = 0;
 
-	r = mc_host_resolve_parent(ctx->host, p->parent, &parent);
-	if (r < 0) {
+	r = mc_pipeline_run(ctx->host, p, &o, &pl);
+	if (pl.have_snap)
+		mc_print_snapshot_notes(&pl.snap);
+	if (r < 0 && pl.failed == MC_STAGE_RESOLVE) {
 		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
 		       p->parent_pos.col, p->parent, mc_strerror(r));
-		return MC_EXIT_INVALID;
-	}
-	r = mc_host_snapshot(ctx->host, parent, &snap);
-	if (r < 0) {
-		mc_err("cannot read parent '%s': %s", parent, mc_strerror(r));
-		free(parent);
-		return MC_EXIT_HOST;
-	}
-	free(parent);
-	mc_print_snapshot_notes(&snap);
-	if (req->pol) {
+		rc = MC_EXIT_INVALID;
+	} else if (r < 0 && pl.failed == MC_STAGE_SNAPSHOT) {
+		mc_err("cannot read parent '%s': %s", pl.parent, mc_strerror(r));
+		rc = MC_EXIT_HOST;
+	} else if (r < 0 && pl.failed == MC_STAGE_DECIDE) {
+		mc_err("policy engine: %s", mc_strerror(r));
+		rc = MC_EXIT_HOST;
+	} else {
 		/* Policy problems do not stop the plan: the profile's own values still apply. */
-		r = mc_policy_decide(req->pol, p, &snap, mc_host_caps(ctx->host), &dec, &d);
+		if (req->pol && req->notes) {
+			req->notes(req->arg, &pl.dec, &pl.decide_diags);
+		} else if (req->pol) {
+			mc_print_diags(&pl.decide_diags);
+			for (size_t i = 0; i < pl.dec.n_notes; i++)
+				mc_err("note: %s", pl.dec.notes[i]);
+		}
 		if (r < 0) {
-			mc_err("policy engine: %s", mc_strerror(r));
-			mc_snapshot_free(&snap);
-			mc_diags_free(&d);
-			return MC_EXIT_HOST;
-		}
-		if (snap.uncached &&
-		    mc_decisions_add_note(&dec, mc_asprintf("%zu of %zu groups do not fit the %zu open files memctl keeps (half the soft RLIMIT_NOFILE): their files are opened and closed again every snapshot, which is slower",
-							  snap.uncached, snap.n, snap.fd_budget)) < 0)
-			mc_err("out of memory: a note is lost");
-		if (req->notes) {
-			req->notes(ctx, &dec, &d);
+			if (r == -ENOMEM)
+				mc_err("out of memory while planning");
+			mc_print_diags(&pl.plan_diags);
+			rc = r == -ENOMEM ? MC_EXIT_HOST : MC_EXIT_INVALID;
 		} else {
-			mc_print_diags(&d);
-			for (size_t i = 0; i < dec.n_notes; i++)
-				mc_err("note: %s", dec.notes[i]);
+			*ret_plan = pl.plan;
+			pl.have_plan = false;   /* handed over */
 		}
-		mc_diags_free(&d);
-		o.decisions = &dec;
 	}
-	r = mc_plan_build(p, &snap, mc_host_caps(ctx->host), &o, ret_plan, &d);
-	mc_snapshot_free(&snap);
-	mc_decisions_free(&dec);
-	if (r < 0) {
-		if (r == -ENOMEM)
-			mc_err("out of memory while planning");
-		mc_print_diags(&d);
-		mc_diags_free(&d);
-		return r == -ENOMEM ? MC_EXIT_HOST : MC_EXIT_INVALID;
-	}
-	mc_diags_free(&d);
-	return 0;
+	mc_pipeline_release(&pl);
+	return rc;
 }
 
 /* "pid 1234", or "another process" when /proc/locks did not say. */
@@ -316,21 +183,6 @@ static int take_subtree(struct mc_ctx *ctx, struct mc_lock *lock, const struct m
 	return r < 0 ? MC_EXIT_HOST : 0;
 }
 
-void mc_print_step(FILE *f, const char *prefix, const struct mc_step *s, bool reason)
-{
-	struct mc_step_text t;
-
-	if (mc_step_describe(s, &t) < 0) {
-		fprintf(f, "%s%s: (out of memory)\n", prefix, s->group);
-		return;
-	}
-	fprintf(f, "%s%s", prefix, t.done);
-	if (reason && s->kind != MC_STEP_NOTE)
-		fprintf(f, ": %s", s->reason);
-	fputc('\n', f);
-	mc_step_text_free(&t);
-}
-
 /* Why a write timed out: the bound it ran into. */
 static const char *timeout_cause(struct mc_ctx *ctx, char *buf, size_t len)
 {
@@ -412,7 +264,7 @@ static void run_reclaims(struct mc_ctx *ctx, struct mc_lock *lock, const struct 
 		if (s->kind != MC_STEP_RECLAIM)
 			continue;
 		if (req->reclaim_done)
-			req->reclaim_done(ctx, s, res[i].err, res[i].reclaimed);
+			req->reclaim_done(req->arg, s, res[i].err, res[i].reclaimed);
 		else if (res[i].err < 0)
 			mc_err("reclaim of %s from '%s': %s (got %s)", mc_fmt_size(s->bytes, a), s->group,
 			       mc_strerror(res[i].err), mc_fmt_size(res[i].reclaimed, b));
@@ -462,7 +314,7 @@ int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_
 	if (rc == MC_EXIT_OK) {
 		for (size_t i = 0; i < plan.n; i++)
 			if (req->step_done)
-				req->step_done(ctx, &plan.steps[i]);
+				req->step_done(req->arg, &plan.steps[i]);
 			else if (!ctx->quiet && plan.steps[i].kind != MC_STEP_RECLAIM)
 				mc_print_step(ctx->out_f, "", &plan.steps[i], false);
 		if (!ctx->quiet && !req->step_done && mc_plan_n_changes(&plan) == 0)
@@ -471,20 +323,4 @@ int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_
 	mc_plan_free(&plan);
 	mc_lock_release(lock);
 	return rc;
-}
-
-int mc_resolve_group(struct mc_ctx *ctx, const char *arg, char **ret)
-{
-	char *spec;
-	int r;
-
-	if (arg[0] == '/')
-		spec = strdup(arg);
-	else if (asprintf(&spec, "%s/%s", ctx->parent, arg) < 0)
-		spec = NULL;
-	if (!spec)
-		return -ENOMEM;
-	r = mc_host_resolve_parent(ctx->host, spec, ret);
-	free(spec);
-	return r;
 }
