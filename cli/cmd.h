@@ -194,6 +194,14 @@ int mc_policy_for_host(struct mc_ctx *ctx, struct mc_policy **ret);
 int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req,
 		 struct mc_plan *ret_plan);
 
+struct mc_pipeline;
+/*
+ * Reports where the pipeline stopped (host/pipeline.h) when it failed
+ * before the plan, after the snapshot's notes: the exit code, or 0 when r
+ * says it got that far.
+ */
+int mc_report_pipeline(const struct mc_profile *p, const struct mc_pipeline *pl, int r);
+
 /*
  * Under the lock: plans, runs the writes as one transaction, then the
  * reclaims with at most p->concurrency in flight, and reports each step.

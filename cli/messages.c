@@ -22,19 +22,11 @@ struct mc_err_sink mc_err_sink;
 void mc_err(const char *fmt, ...)
 {
 	struct mc_buf b = { 0 };
-	char *msg = NULL;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
+	mc_esc_controls_fmt(&b, fmt, ap);
 	va_end(ap);
-	if (n < 0) {
-		fputs("memctl: out of memory\n", stderr);
-		return;
-	}
-	mc_esc_controls(&b, msg);
-	free(msg);
 	if (mc_err_sink.fn)
 		mc_err_sink.fn(mc_err_sink.arg, mc_buf_error(&b) < 0 ? "out of memory" : mc_buf_str(&b));
 	else

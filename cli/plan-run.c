@@ -27,6 +27,26 @@ int mc_policy_for_host(struct mc_ctx *ctx, struct mc_policy **ret)
 	return r < 0 ? MC_EXIT_HOST : 0;
 }
 
+int mc_report_pipeline(const struct mc_profile *p, const struct mc_pipeline *pl, int r)
+{
+	if (pl->have_snap)
+		mc_print_snapshot_notes(&pl->snap);
+	if (r < 0 && pl->failed == MC_STAGE_RESOLVE) {
+		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
+		       p->parent_pos.col, p->parent, mc_strerror(r));
+		return MC_EXIT_INVALID;
+	}
+	if (r < 0 && pl->failed == MC_STAGE_SNAPSHOT) {
+		mc_err("cannot read parent '%s': %s", pl->parent, mc_strerror(r));
+		return MC_EXIT_HOST;
+	}
+	if (r < 0 && pl->failed == MC_STAGE_DECIDE) {
+		mc_err("policy engine: %s", mc_strerror(r));
+		return MC_EXIT_HOST;
+	}
+	return 0;
+}
+
 int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req,
 		 struct mc_plan *ret_plan)
 {
@@ -35,19 +55,8 @@ int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc
 	int r, rc = 0;
 
 	r = mc_pipeline_run(ctx->host, p, &o, &pl);
-	if (pl.have_snap)
-		mc_print_snapshot_notes(&pl.snap);
-	if (r < 0 && pl.failed == MC_STAGE_RESOLVE) {
-		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
-		       p->parent_pos.col, p->parent, mc_strerror(r));
-		rc = MC_EXIT_INVALID;
-	} else if (r < 0 && pl.failed == MC_STAGE_SNAPSHOT) {
-		mc_err("cannot read parent '%s': %s", pl.parent, mc_strerror(r));
-		rc = MC_EXIT_HOST;
-	} else if (r < 0 && pl.failed == MC_STAGE_DECIDE) {
-		mc_err("policy engine: %s", mc_strerror(r));
-		rc = MC_EXIT_HOST;
-	} else {
+	rc = mc_report_pipeline(p, &pl, r);
+	if (rc == 0) {
 		/* Policy problems do not stop the plan: the profile's own values still apply. */
 		if (req->pol && req->notes) {
 			req->notes(req->arg, &pl.dec, &pl.decide_diags);
