@@ -27,10 +27,20 @@
 #include "cmd.h"
 #include "escape.h"
 #include "export.h"
+#include "run-state.h"
 #include "file.h"
+
+struct run_opts {
+	bool once;
+	bool dry_run;
+	bool no_mlock;
+	const char *export_file;  /* --export FILE */
+	enum mc_output out;       /* of --export */
+};
 
 struct run {
 	struct mc_ctx *ctx;
+	const struct run_opts *opts;
 	bool journal;          /* stderr is journald's: "<N>" priority prefixes */
 	char **seen;           /* notes already logged (once per cause) */
 	size_t n_seen;
@@ -42,6 +52,7 @@ struct run {
 	long steady_faults;    /* minor faults after the warm-up intervals */
 	unsigned peak;         /* most reclaims in flight at once, this interval */
 	struct mc_export *export;  /* --export FILE, or NULL */
+	struct run_state state;    /* published every interval for top and export */
 };
 
 /*
@@ -109,6 +120,7 @@ static void on_error(void *arg, const char *msg)
 {
 	struct run *r = arg;
 
+	run_state_error(&r->state, msg);
 	if (list_add_new(&r->errors, &r->n_errors, msg))
 		run_log(r, 3, "%s", msg);
 	else
@@ -136,6 +148,7 @@ static void on_notes(void *arg, const struct mc_decisions *dec, const struct mc_
 
 	if (r->export && mc_export_take_decisions(r->export, dec) < 0)
 		mc_err("export: out of memory: this interval's decisions are left out");
+	run_state_decisions(&r->state, dec);
 	for (size_t i = 0; i < dec->n_notes; i++)
 		if (first_time(r, dec->notes[i]))
 			run_log(r, 5, "note: %s", dec->notes[i]);
@@ -157,6 +170,7 @@ static void on_step(void *arg, const struct mc_step *s)
 	size_t len = 0;
 	FILE *f;
 
+	run_state_step(&r->state, s);
 	if (s->kind == MC_STEP_RECLAIM)
 		return;	/* logged with its outcome */
 	if (s->kind == MC_STEP_NOTE && !first_time(r, s->reason))
@@ -178,6 +192,7 @@ static void on_reclaim(void *arg, const struct mc_step *s, int err, uint64_t got
 	char a[24], b[24], v[128];
 
 	r->reclaims++;
+	run_state_reclaim(&r->state, s, err, got);
 	if (err < 0)
 		run_log(r, 4, "%s: reclaim %s: %s (got %s): %s", s->group,
 			mc_fmt_reclaim(s, v, sizeof(v)), mc_strerror(err), mc_fmt_size(got, a), s->reason);
@@ -188,8 +203,11 @@ static void on_reclaim(void *arg, const struct mc_step *s, int err, uint64_t got
 
 static void on_dry_step(void *arg, const struct mc_step *s)
 {
+	struct run *r = arg;
 	char v[128];
 
+	if (s->kind == MC_STEP_RECLAIM)
+		run_state_step(&r->state, s);
 	if (s->kind == MC_STEP_RECLAIM)
 		run_log(arg, 6, "%s: would reclaim %s: %s", s->group, mc_fmt_reclaim(s, v, sizeof(v)),
 			s->reason);
@@ -214,7 +232,7 @@ static void on_export_warning(void *arg, const char *msg)
 static void export_interval(struct run *r, const struct mc_profile *p,
 			    const struct mc_plan_req *req)
 {
-	enum mc_export_format f = r->ctx->out == MC_OUT_JSON ? MC_EXPORT_JSON : MC_EXPORT_PROM;
+	enum mc_export_format f = r->opts->out == MC_OUT_JSON ? MC_EXPORT_JSON : MC_EXPORT_PROM;
 	char *parent = NULL;
 	const char *buf;
 	size_t len;
@@ -232,9 +250,27 @@ static void export_interval(struct run *r, const struct mc_profile *p,
 	if (e == 0)
 		e = mc_export_render(r->export, f, &buf, &len);
 	if (e == 0)
-		e = mc_file_replace(r->ctx->export_file, buf, len, MC_EXPORT_FILE_MODE);
+		e = mc_file_replace(r->opts->export_file, buf, len, MC_EXPORT_FILE_MODE);
 	if (e < 0)
-		mc_err("cannot export to '%s': %s", r->ctx->export_file, mc_strerror(e));
+		mc_err("cannot export to '%s': %s", r->opts->export_file, mc_strerror(e));
+}
+
+/*
+ * Publishes this interval's state in the state directory (host/runstate.h),
+ * for memctl top and export. A failure is logged once; the loop goes on.
+ */
+static void publish_interval(struct run *r, const struct mc_profile *p,
+			     const struct mc_policy *pol, int rc)
+{
+	int e = run_state_end(&r->state, r->ctx, p, pol, rc);
+	char *msg;
+
+	if (e == 0 || asprintf(&msg, "cannot publish the state in '%s': %s; memctl top shows "
+			       "simulated decisions", r->ctx->state_dir, mc_strerror(e)) < 0)
+		return;
+	if (first_time(r, msg))
+		run_log(r, 4, "%s", msg);
+	free(msg);
 }
 
 static void deadline_add(struct timespec *t, uint64_t ms)
@@ -298,7 +334,7 @@ static int reload(const struct run *r, const char *path, struct mc_profile *cur)
 	struct mc_profile next;
 
 	run_log(r, 6, "SIGHUP: reloading '%s'", path);
-	if (mc_load_profile(path, &next) != 0) {
+	if (mc_load_profile(r->ctx, path, &next) != 0) {
 		run_log(r, 3, "'%s' is invalid (see above): keeping the profile that is running", path);
 		return -EINVAL;
 	}
@@ -393,9 +429,10 @@ static long minor_faults(void)
 	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
 }
 
-static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
+static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
-	struct run run = { .ctx = ctx, .journal = getenv("JOURNAL_STREAM") != NULL };
+	const struct run_opts *o = opts;
+	struct run run = { .ctx = ctx, .opts = o, .journal = getenv("JOURNAL_STREAM") != NULL };
 	struct mc_plan_req req = { .create = true };
 	struct mc_self_group self_group = { 0 };
 	bool once, mlock;
@@ -406,19 +443,26 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 	int rc, sig = 0;
 
 	path = argv[0];
-	once = ctx->once;
-	req.dry_run = ctx->dry_run;
-	mlock = !ctx->no_mlock;
-	if ((rc = mc_load_profile(path, &p)) != 0)
+	once = o->once;
+	req.dry_run = o->dry_run;
+	mlock = !o->no_mlock;
+	if ((rc = mc_load_profile(ctx, path, &p)) != 0)
 		return rc;
 	if ((rc = mc_policy_for_host(ctx, &req.pol)) != 0) {
 		mc_profile_free(&p);
 		return rc;
 	}
 	/* export_interval points it at the profile's parent (which SIGHUP may change) */
-	if (ctx->export_file &&
+	if (o->export_file &&
 	    mc_export_new(ctx->host, "/", on_export_warning, &run, &run.export) < 0) {
 		mc_err("out of memory");
+		mc_policy_free(req.pol);
+		mc_profile_free(&p);
+		return MC_EXIT_HOST;
+	}
+	if (run_state_init(&run.state, path, &p, req.dry_run) < 0) {
+		mc_err("out of memory");
+		mc_export_free(run.export);
 		mc_policy_free(req.pol);
 		mc_profile_free(&p);
 		return MC_EXIT_HOST;
@@ -457,6 +501,8 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		run.peak = 0;
 		if (run.export)
 			mc_export_clear_decisions(run.export);
+		req.write_budget_ms = (long)p.interval_ms;
+		run_state_begin(&run.state, ctx, &p);
 		rc = mc_run_plan(ctx, &p, &req);
 		if (run.export)
 			export_interval(&run, &p, &req);
@@ -466,6 +512,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 			run_log(&run, 6, "%u reclaim%s, at most %u in flight (reclaim.concurrency %u)",
 				run.reclaims, run.reclaims == 1 ? "" : "s", run.peak, p.concurrency);
 		interval_done(&run, rc);
+		publish_interval(&run, &p, req.pol, rc);
 		if (once)
 			break;
 		deadline_next(&next, p.interval_ms);
@@ -481,6 +528,8 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		}
 	}
 	mc_err_sink = (struct mc_err_sink){ 0 };
+	run_state_unpublish(&run.state, ctx);
+	run_state_free(&run.state);
 	list_clear(&run.seen, &run.n_seen);
 	list_clear(&run.errors, &run.n_errors);
 	mc_export_free(run.export);
@@ -490,6 +539,27 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 	return once ? rc : MC_EXIT_OK;
 }
 
+static const struct mc_opt run_opt_once = {
+	"once", 0, MC_OPT_FLAG, NULL, "one interval, then exit with its status",
+	MC_COMPLETE_NONE, NULL, false, offsetof(struct run_opts, once),
+};
+static const struct mc_opt run_opt_dry_run = {
+	"dry-run", 0, MC_OPT_FLAG, NULL, "log the decisions, write nothing",
+	MC_COMPLETE_NONE, NULL, false, offsetof(struct run_opts, dry_run),
+};
+static const struct mc_opt run_opt_no_mlock = {
+	"no-mlock", 0, MC_OPT_FLAG, NULL, "do not lock memctl's memory",
+	MC_COMPLETE_NONE, NULL, false, offsetof(struct run_opts, no_mlock),
+};
+static const struct mc_opt run_opt_export = {
+	"export", 0, MC_OPT_STRING, "FILE", "rewrite FILE atomically with the metrics every interval",
+	MC_COMPLETE_FILE, NULL, false, offsetof(struct run_opts, export_file),
+};
+static const struct mc_opt run_opt_output = {
+	"output", 'o', MC_OPT_OUTPUT, "FORMAT", "of --export: prom (default) or json",
+	MC_COMPLETE_WORDS, "prom json", false, offsetof(struct run_opts, out),
+};
+
 const struct mc_cmd cmd_run_entry = {
 	.name = "run",
 	.args = "PROFILE",
@@ -498,12 +568,16 @@ const struct mc_cmd cmd_run_entry = {
 	.flags = CMD_NEED_HOST,
 	.summary = "apply, then keep the profile and policies right every interval",
 	.help = "Logs one line per decision to stderr (journald priorities when run by systemd).\n"
-		"--once: one interval; --dry-run: log decisions, write nothing;\n"
-		"--no-mlock: do not lock memctl's memory.\n"
-		"--export FILE: rewrite FILE atomically every interval with the metrics of\n"
-		"the profile's groups and the engine's decisions (-o json: JSON, else the\n"
-		"Prometheus text format; see memctl export).\n"
+		"--export FILE holds the metrics of the profile's groups and the engine's\n"
+		"decisions (see memctl export).\n"
 		"SIGHUP reloads the profile (a broken one is reported, the old one kept);\n"
 		"SIGTERM and SIGINT stop after the current interval.\n",
+	.arg_complete = { MC_COMPLETE_PROFILE },
+	.opts = (const struct mc_opt *const[]){ &run_opt_once, &run_opt_dry_run, &run_opt_no_mlock,
+						&run_opt_export, &run_opt_output, &mc_opt_state_dir,
+						&mc_opt_insecure_profile, &mc_opt_cgroup_root,
+						NULL },
+	.opts_size = sizeof(struct run_opts),
+	.opts_default = &(const struct run_opts){ .out = MC_OUT_PROM },
 	.exec = cmd_run_exec,
 };
