@@ -13,54 +13,55 @@
 #include "cmd.h"
 #include "export.h"
 #include "file.h"
+#include "pipeline.h"
 
-static void export_warn(const char *msg)
+static void export_warn(void *arg, const char *msg)
 {
 	mc_err("%s", msg);
 }
+
+struct export_opts {
+	enum mc_output out;
+	const char *file;         /* --file FILE, or NULL: stdout */
+	const char *profile;
+};
 
 /* One policy interval on the profile's parent; its decisions go to e. Exit code or 0. */
 static int export_engine(struct mc_ctx *ctx, struct mc_export *e, const struct mc_profile *p,
 			 struct mc_policy *pol)
 {
-	struct mc_decisions dec = { 0 };
-	struct mc_snapshot snap = { 0 };
-	struct mc_diags d = { 0 };
-	char *pparent = NULL;
-	int r;
+	struct mc_pipeline_opts o = { .pol = pol };
+	struct mc_pipeline pl;
+	int r, rc = 0;
 
-	r = mc_host_resolve_parent(ctx->host, p->parent, &pparent);
-	if (r < 0) {
-		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
-		       p->parent_pos.col, p->parent, mc_strerror(r));
-		return MC_EXIT_INVALID;
+	r = mc_pipeline_run(ctx->host, p, &o, &pl);
+	if (r < 0 && pl.failed < MC_STAGE_DECIDE) {
+		rc = mc_report_pipeline(p, &pl, r);
+		/* a profile whose parent is not there is the profile's problem */
+		if (pl.failed == MC_STAGE_SNAPSHOT && r == -ENOENT)
+			rc = MC_EXIT_INVALID;
+	} else {
+		if (pl.have_snap)
+			mc_print_snapshot_notes(&pl.snap);
+		/* policy problems do not stop the export: they are warnings, as in run */
+		mc_print_diags(&pl.decide_diags);
+		if (r == 0)
+			r = mc_export_set_engine(e, pol, pl.parent);
+		if (r == 0)
+			r = mc_export_take_decisions(e, &pl.dec);
+		if (r < 0) {
+			mc_err("policy engine: %s", mc_strerror(r));
+			rc = MC_EXIT_HOST;
+		}
 	}
-	r = mc_host_snapshot(ctx->host, pparent, &snap);
-	if (r < 0) {
-		mc_err("cannot read the profile's parent '%s': %s", pparent, mc_strerror(r));
-		free(pparent);
-		return r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
-	}
-	mc_print_snapshot_notes(&snap);
-	r = mc_policy_decide(pol, p, &snap, mc_host_caps(ctx->host), &dec, &d);
-	/* policy problems do not stop the export: they are warnings, as in run */
-	mc_print_diags(&d);
-	if (r == 0)
-		r = mc_export_set_engine(e, pol, pparent);
-	if (r == 0)
-		r = mc_export_take_decisions(e, &dec);
-	if (r < 0)
-		mc_err("policy engine: %s", mc_strerror(r));
-	mc_diags_free(&d);
-	mc_decisions_free(&dec);
-	mc_snapshot_free(&snap);
-	free(pparent);
-	return r < 0 ? MC_EXIT_HOST : 0;
+	mc_pipeline_release(&pl);
+	return rc;
 }
 
-static int cmd_export_exec(struct mc_ctx *ctx, int argc, char **argv)
+static int cmd_export_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
-	enum mc_export_format f = ctx->out == MC_OUT_JSON ? MC_EXPORT_JSON : MC_EXPORT_PROM;
+	const struct export_opts *o = opts;
+	enum mc_export_format f = o->out == MC_OUT_JSON ? MC_EXPORT_JSON : MC_EXPORT_PROM;
 	struct mc_export *e = NULL;
 	struct mc_policy *pol = NULL;
 	struct mc_profile prof;
@@ -75,14 +76,14 @@ static int cmd_export_exec(struct mc_ctx *ctx, int argc, char **argv)
 		mc_err("invalid parent '%s': %s", ctx->parent, mc_strerror(r));
 		return MC_EXIT_INVALID;
 	}
-	r = mc_export_new(ctx->host, parent, export_warn, &e);
+	r = mc_export_new(ctx->host, parent, export_warn, NULL, &e);
 	if (r < 0) {
 		mc_err("out of memory");
 		free(parent);
 		return MC_EXIT_HOST;
 	}
-	if (ctx->profile) {
-		if ((rc = mc_load_profile(ctx->profile, &prof)) != 0)
+	if (o->profile) {
+		if ((rc = mc_load_profile(ctx, o->profile, &prof)) != 0)
 			goto out;
 		have_prof = true;
 		if ((rc = mc_policy_for_host(ctx, &pol)) != 0)
@@ -97,12 +98,12 @@ static int cmd_export_exec(struct mc_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	r = mc_export_render(e, f, &buf, &len);
-	if (r == 0 && ctx->script)
-		r = mc_file_replace(ctx->script, buf, len, MC_EXPORT_FILE_MODE);
+	if (r == 0 && o->file)
+		r = mc_file_replace(o->file, buf, len, MC_EXPORT_FILE_MODE);
 	else if (r == 0 && fwrite(buf, 1, len, ctx->out_f) != len)
 		r = -EIO;
 	if (r < 0) {
-		mc_err("cannot write metrics to '%s': %s", ctx->script ? ctx->script : "stdout",
+		mc_err("cannot write metrics to '%s': %s", o->file ? o->file : "stdout",
 		       mc_strerror(r));
 		rc = MC_EXIT_HOST;
 	}
@@ -115,6 +116,20 @@ out:
 	return rc;
 }
 
+static const struct mc_opt export_opt_output = {
+	"output", 'o', MC_OPT_OUTPUT, "FORMAT", "prom (default: Prometheus text format) or json",
+	MC_COMPLETE_WORDS, "prom json", false, offsetof(struct export_opts, out),
+};
+static const struct mc_opt export_opt_file = {
+	"file", 'f', MC_OPT_STRING, "FILE", "replace FILE atomically instead of printing",
+	MC_COMPLETE_FILE, NULL, false, offsetof(struct export_opts, file),
+};
+static const struct mc_opt export_opt_profile = {
+	"profile", 0, MC_OPT_STRING, "FILE",
+	"add the engine's working sets and decisions for FILE (nothing is written)",
+	MC_COMPLETE_PROFILE, NULL, false, offsetof(struct export_opts, profile),
+};
+
 const struct mc_cmd cmd_export_entry = {
 	.name = "export",
 	.args = "",
@@ -122,10 +137,13 @@ const struct mc_cmd cmd_export_entry = {
 	.max_args = 0,
 	.flags = CMD_NEED_HOST,
 	.summary = "metrics of the groups below the parent, for Prometheus or as JSON",
-	.help = "-p PARENT (default self); -o prom (default: Prometheus text format, for\n"
-		"node_exporter's textfile collector) or -o json; --file FILE: replace FILE\n"
-		"atomically instead of printing; --profile FILE: add the engine's working-set\n"
-		"estimates and decisions for FILE (nothing is written to the cgroups).\n"
+	.help = "The Prometheus text format is for node_exporter's textfile collector.\n"
 		"memctl run --export FILE rewrites FILE every interval.\n",
+	.opts = (const struct mc_opt *const[]){ &export_opt_output, &export_opt_file,
+						&export_opt_profile, &mc_opt_parent,
+						&mc_opt_insecure_profile, &mc_opt_cgroup_root,
+						NULL },
+	.opts_size = sizeof(struct export_opts),
+	.opts_default = &(const struct export_opts){ .out = MC_OUT_PROM },
 	.exec = cmd_export_exec,
 };

@@ -33,13 +33,19 @@ struct feature {
 	const char *absent_means;
 };
 
-static void features(const struct mc_host_status *st, struct feature ret[3])
+#define N_FEATURES 4
+
+static void features(const struct mc_host_status *st, struct feature ret[N_FEATURES])
 {
 	ret[0] = (struct feature){ "pressure", st->psi,
-				   "no PSI: pressure-triggered reclaim is not possible" };
-	ret[1] = (struct feature){ "numa_stat", st->numa_stat,
+				   st->memory_version == MC_CGV1
+				   ? "cgroup v1 has no per-group memory.pressure: pressure-triggered reclaim is not possible"
+				   : "no memory.pressure: pressure-triggered reclaim is not possible" };
+	ret[1] = (struct feature){ "host_pressure", st->host_psi,
+				   "no /proc/pressure/memory (kernel without PSI, or psi=0): top shows no host pressure" };
+	ret[2] = (struct feature){ "numa_stat", st->numa_stat,
 				   "no per-node statistics: NUMA weights cannot be computed" };
-	ret[2] = (struct feature){ "reclaim", st->reclaim,
+	ret[3] = (struct feature){ "reclaim", st->reclaim,
 				   "no memory.reclaim: reclaim is done by lowering the limit and restoring it" };
 }
 
@@ -96,14 +102,15 @@ static void policy_mechs(const struct mc_host_status *st, struct policy_mech ret
  * self), and who writes it by systemd's single-writer rule (host/systemd.c).
  * Warns on stderr when that is systemd without delegation.
  */
-static int parent_check(struct mc_ctx *ctx, char **ret_parent, struct mc_sd_check *ret)
+static int parent_check(struct mc_ctx *ctx, const char *profile, char **ret_parent,
+			struct mc_sd_check *ret)
 {
 	struct mc_profile p;
 	const char *spec = ctx->parent;
 	int r, rc;
 
-	if (ctx->profile) {
-		if ((rc = mc_load_profile(ctx->profile, &p)) != 0)
+	if (profile) {
+		if ((rc = mc_load_profile(ctx, profile, &p)) != 0)
 			return rc;
 		spec = p.parent;
 	}
@@ -118,7 +125,7 @@ static int parent_check(struct mc_ctx *ctx, char **ret_parent, struct mc_sd_chec
 		mc_err("warning: systemd writes '%s' (%s): run memctl in a unit with Delegate=yes "
 		       "and manage groups below its cgroup (see SYSTEMD in memctl(8))", *ret_parent,
 		       ret->owner == MC_SD_ROOT ? "-.slice" : ret->unit);
-	if (ctx->profile)
+	if (profile)
 		mc_profile_free(&p);
 	return r == -ENOMEM ? MC_EXIT_HOST : r < 0 ? MC_EXIT_INVALID : 0;
 }
@@ -179,7 +186,7 @@ static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, boo
 			const char *parent, const struct mc_sd_check *sd)
 {
 	FILE *f = ctx->out_f;
-	struct feature fe[3];
+	struct feature fe[N_FEATURES];
 
 	fprintf(f, "{\"layout\":\"%s\",\"memory_version\":%d,\"memory_mount\":",
 		layout_name(st->layout), st->memory_version);
@@ -223,26 +230,68 @@ static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, boo
 	}
 	fputs("},\"features\":{", f);
 	features(st, fe);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < N_FEATURES; i++)
 		fprintf(f, "%s\"%s\":%s", i ? "," : "", fe[i].name, fe[i].present ? "true" : "false");
 	fprintf(f, "},\"cpus_online\":%d,\"numa_nodes\":%d,\"journal_pending\":%s}\n",
 		st->cpus_online, st->numa_nodes, journal ? "true" : "false");
 }
 
-static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
+struct status_opts {
+	enum mc_output out;
+	const char *profile;
+};
+
+/* The journal line: what a pending journal says happened, and what to do. */
+static void journal_text(FILE *f, const struct mc_pending *p)
 {
+	const char *what = p->reclaim ? "a v1 reclaim" : "an apply";
+
+	fputs("journal         ", f);
+	switch (p->kind) {
+	case MC_PENDING_NONE:
+		fputs("none\n", f);
+		break;
+	case MC_PENDING_RUNNING:
+		fprintf(f, "%s by pid %ld is in progress\n", what, p->pid);
+		break;
+	case MC_PENDING_INTERRUPTED:
+		fprintf(f, "PENDING: %s (pid %ld) was interrupted before it finished; run "
+			"'memctl rollback'\n", what, p->pid);
+		break;
+	case MC_PENDING_FAILED:
+		fprintf(f, "PENDING: %s (pid %ld) failed and %s; fix the cause and run "
+			"'memctl rollback'\n", what, p->pid, p->text);
+		break;
+	case MC_PENDING_UNREADABLE:
+		fprintf(f, "PENDING, but unusable: %s; rollback refuses it\n", p->text);
+		break;
+	}
+}
+
+static int cmd_status_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
+{
+	const struct status_opts *o = opts;
 	const struct mc_host_status *st = mc_host_status(ctx->host);
-	bool journal = mc_journal_exists(ctx->state_dir);
+	struct mc_pending pend;
+	bool journal;
 	FILE *f = ctx->out_f;
-	struct feature fe[3];
+	struct feature fe[N_FEATURES];
 	struct mc_sd_check sd;
 	char *parent;
 	int rc;
 
-	if ((rc = parent_check(ctx, &parent, &sd)) != 0)
+	if (mc_journal_pending(ctx->state_dir, &pend) < 0) {
+		mc_err("out of memory");
+		return MC_EXIT_HOST;
+	}
+	journal = pend.kind != MC_PENDING_NONE;
+	if ((rc = parent_check(ctx, o->profile, &parent, &sd)) != 0) {
+		mc_pending_free(&pend);
 		return rc;
-	if (ctx->out == MC_OUT_JSON) {
+	}
+	if (o->out == MC_OUT_JSON) {
 		status_json(ctx, st, journal, parent, &sd);
+		mc_pending_free(&pend);
 		free(parent);
 		mc_sd_check_free(&sd);
 		return MC_EXIT_OK;
@@ -261,15 +310,15 @@ static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
 		      "controller enabled yet", f);
 	fprintf(f, "\ncpus            %d online, %d NUMA node%s\n", st->cpus_online, st->numa_nodes,
 		st->numa_nodes == 1 ? "" : "s");
-	fprintf(f, "journal         %s\n",
-		journal ? "PENDING: an apply was interrupted; run 'memctl rollback'" : "none");
+	journal_text(f, &pend);
+	mc_pending_free(&pend);
 	fputs("mounts\n", f);
 	for (size_t i = 0; i < st->n_mounts; i++)
 		fprintf(f, "  %-32s %-8s %s\n", st->mounts[i].path, st->mounts[i].type,
 			st->mounts[i].options);
 	fputs("knobs\n", f);
 	for (int k = 0; k < MC_KNOB__COUNT; k++)
-		fprintf(f, "  %-*s %-9s %s\n", MC_NAME_COL, mc_knob_info(k)->name, mech_name(st->knob[k].mech),
+		fprintf(f, "  %-*s %-9s %s\n", mc_name_col(), mc_knob_info(k)->name, mech_name(st->knob[k].mech),
 			st->knob[k].how);
 	fputs("policies (memctl run)\n", f);
 	{
@@ -277,19 +326,28 @@ static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
 
 		policy_mechs(st, pm);
 		for (int i = 0; i < 5; i++)
-			fprintf(f, "  %-*s %-9s %s\n", MC_NAME_COL, pm[i].name, mech_name(pm[i].mech),
+			fprintf(f, "  %-*s %-9s %s\n", mc_name_col(), pm[i].name, mech_name(pm[i].mech),
 				pm[i].how);
 	}
 	fputs("features\n", f);
 	features(st, fe);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < N_FEATURES; i++) {
 		if (fe[i].present)
-			fprintf(f, "  %-*s yes\n", MC_NAME_COL, fe[i].name);
+			fprintf(f, "  %-*s yes\n", mc_name_col(), fe[i].name);
 		else
-			fprintf(f, "  %-*s no        %s\n", MC_NAME_COL, fe[i].name, fe[i].absent_means);
+			fprintf(f, "  %-*s no        %s\n", mc_name_col(), fe[i].name, fe[i].absent_means);
 	}
 	return MC_EXIT_OK;
 }
+
+static const struct mc_opt status_opt_output = {
+	"output", 'o', MC_OPT_OUTPUT, "FORMAT", "text (default) or json",
+	MC_COMPLETE_WORDS, "text json", false, offsetof(struct status_opts, out),
+};
+static const struct mc_opt status_opt_profile = {
+	"profile", 0, MC_OPT_STRING, "FILE", "say who writes FILE's parent (systemd's single writer)",
+	MC_COMPLETE_PROFILE, NULL, false, offsetof(struct status_opts, profile),
+};
 
 const struct mc_cmd cmd_status_entry = {
 	.name = "status",
@@ -302,5 +360,9 @@ const struct mc_cmd cmd_status_entry = {
 		"another way) or missing (reported, not applied).\n"
 		"Also who writes the parent (-p, or --profile FILE's parent) by systemd's\n"
 		"single-writer rule: a warning when systemd manages it without delegation.\n",
+	.opts = (const struct mc_opt *const[]){ &status_opt_output, &status_opt_profile,
+						&mc_opt_parent, &mc_opt_state_dir,
+						&mc_opt_insecure_profile, &mc_opt_cgroup_root, NULL },
+	.opts_size = sizeof(struct status_opts),
 	.exec = cmd_status_exec,
 };

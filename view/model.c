@@ -13,7 +13,9 @@
 #include "columns.h"
 #include "escape.h"
 #include "format.h"
+#include "journal.h"
 #include "model.h"
+#include "pipeline.h"
 
 static void row_release(struct top_row *r)
 {
@@ -78,6 +80,7 @@ void top_model_release(struct top_model *m)
 	free(p->dec_text);
 	free(p->parent);
 	free(p->error);
+	top_daemons_release(&m->daemons);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -167,6 +170,8 @@ static int rebuild_rows(struct top_model *m)
 		r->up = e->up;
 		r->entry = i;
 		r->gone = false;
+		if (!old)
+			r->daemon = TOP_DAEMON_UNKNOWN;
 		r->has_children = false;
 		if (e->up != (size_t)-1)
 			rows[e->up].has_children = true;
@@ -207,8 +212,13 @@ static int row_read(struct top_model *m, size_t i, unsigned parts)
 
 	if (!want || r->gone)
 		return 0;
-	ret = mc_subtree_read(m->rd, r->entry, want, &r->g, NULL);
-	m->reads += (unsigned)__builtin_popcount(want);
+	if (want & TOP_READ_TASKS) {
+		r->tasks_valid = mc_host_group_nprocs(m->h, r->abs, &r->tasks) == 0;
+		m->reads++;
+	}
+	ret = want & ~TOP_READ_TASKS ? mc_subtree_read(m->rd, r->entry, want & ~TOP_READ_TASKS,
+						       &r->g, NULL) : 0;
+	m->reads += (unsigned)__builtin_popcount(want & ~TOP_READ_TASKS);
 	if (ret == -ENODEV) {
 		r->gone = true;
 		m->rescan = true;
@@ -265,7 +275,7 @@ int top_model_fill(struct top_model *m, size_t first, size_t count, size_t extra
 				ret = row_read(m, u, MC_READ_KNOBS);
 	}
 	if (ret == 0 && extra < m->n)
-		ret = row_read(m, extra, parts | MC_READ_ALL);
+		ret = row_read(m, extra, parts | MC_READ_ALL | TOP_READ_TASKS);
 	compute_limits(m);
 	return ret;
 }
@@ -313,25 +323,14 @@ static int remember(struct top_policy *p, const char *group, char *text)
 /* One step as the decision column shows it: "memory.low 0 -> 100M: reason". */
 static char *step_text(const struct mc_step *s)
 {
-	char *t = NULL, v[24];
-	int r;
+	struct mc_step_text t;
+	char *out;
 
-	if (s->kind == MC_STEP_WRITE)
-		r = asprintf(&t, "%s -> %s: %s", s->file, mc_fmt_size(s->new_raw, v),
-			     s->reason ? s->reason : "");
-	else if (s->kind == MC_STEP_RECLAIM)
-		r = asprintf(&t, "reclaim %s: %s", mc_fmt_size(s->bytes, v),
-			     s->reason ? s->reason : "");
-	else if (s->kind == MC_STEP_NOTE)
-		r = asprintf(&t, "note: %s", s->reason ? s->reason : "");
-	else if (s->kind == MC_STEP_SYSCTL)
-		r = asprintf(&t, "%s -> %llu: %s", s->file, (unsigned long long)s->new_raw,
-			     s->reason ? s->reason : "");
-	else if (s->kind == MC_STEP_ENABLE)
-		r = asprintf(&t, "enable memory for children: %s", s->reason ? s->reason : "");
-	else
-		r = asprintf(&t, "create: %s", s->reason ? s->reason : "");
-	return r < 0 ? NULL : t;
+	if (mc_step_describe(s, &t) < 0)
+		return NULL;
+	out = mc_asprintf("%s: %s", t.brief, s->reason ? s->reason : "");
+	mc_step_text_free(&t);
+	return out;
 }
 
 /*
@@ -341,45 +340,39 @@ static char *step_text(const struct mc_step *s)
  */
 static void run_policy(struct top_model *m)
 {
+	static const char *const what[] = {
+		[MC_STAGE_RESOLVE] = "cannot resolve the profile's parent",
+		[MC_STAGE_SNAPSHOT] = "cannot read the profile's parent",
+		[MC_STAGE_DECIDE] = "policy engine",
+		[MC_STAGE_PLAN] = "planner",
+	};
 	struct top_policy *p = &m->policy;
-	struct mc_decisions dec = { 0 };
-	struct mc_plan_opts o = { .create = true };
-	struct mc_snapshot snap = { 0 };
-	struct mc_diags d = { 0 };
-	struct mc_plan plan;
+	struct mc_pipeline_opts o = { .parent = p->parent, .pol = p->pol, .plan = true,
+				      .create = true };
+	struct mc_pipeline pl;
+	const struct mc_diags *d = &pl.decide_diags;
 	int r;
 
-	r = mc_host_snapshot(m->h, p->parent, &snap);
+	r = mc_pipeline_run(m->h, p->profile, &o, &pl);
 	if (r < 0) {
-		policy_error(p, "cannot read the profile's parent", r);
+		policy_error(p, what[pl.failed], r);
+		mc_pipeline_release(&pl);
 		return;
 	}
-	r = mc_policy_decide(p->pol, p->profile, &snap, m->caps, &dec, &d);
-	if (r == 0) {
-		o.decisions = &dec;
-		r = mc_plan_build(p->profile, &snap, m->caps, &o, &plan, &d);
-		if (r == 0) {
-			for (size_t i = 0; i < plan.n; i++) {
-				char *t = step_text(&plan.steps[i]);
+	for (size_t i = 0; i < pl.plan.n; i++) {
+		char *t = step_text(&pl.plan.steps[i]);
 
-				if (t)
-					remember(p, plan.steps[i].group, t);
-			}
-			mc_plan_free(&plan);
-		} else {
-			policy_error(p, "planner", r);
-		}
-	} else {
-		policy_error(p, "policy engine", r);
+		if (t)
+			remember(p, pl.plan.steps[i].group, t);
 	}
-	if (r == 0 && d.n > 0) {
+	if (!d->n)
+		d = &pl.plan_diags;
+	if (d->n > 0) {
 		free(p->error);
-		if (mc_diag_format(&d.v[0], &p->error) < 0)
+		if (mc_diag_format(&d->v[0], &p->error) < 0)
 			p->error = NULL;
 	}
-	mc_diags_free(&d);
-	mc_decisions_free(&dec);
-	mc_snapshot_free(&snap);
+	mc_pipeline_release(&pl);
 }
 
 static void attach_decisions(struct top_model *m)
@@ -387,13 +380,15 @@ static void attach_decisions(struct top_model *m)
 	struct top_policy *p = &m->policy;
 
 	for (size_t i = 0; i < m->n; i++)
-		for (size_t j = 0; j < p->n_dec; j++)
+		for (size_t j = 0; j < p->n_dec && m->rows[i].daemon < 0; j++)
 			if (strcmp(m->rows[i].abs, p->dec_abs[j]) == 0) {
+				/* what top computed itself, not what a daemon did */
 				struct top_row *r = &m->rows[i];
 
 				free(r->decision);
 				free(r->decision_label);
-				r->decision = strdup(p->dec_text[j]);
+				if (asprintf(&r->decision, "simulated: %s", p->dec_text[j]) < 0)
+					r->decision = NULL;
 				r->decision_label = r->decision ? mc_esc_text_dup(r->decision) : NULL;
 			}
 }
@@ -545,6 +540,8 @@ int top_model_refresh(struct top_model *m, double now)
 		run_policy(m);
 		attach_decisions(m);
 	}
+	m->host_psi_valid = mc_host_pressure(NULL, &m->host_psi) == 0;
+	top_daemons_refresh(m);
 	r = read_sort_keys(m, false);
 	top_model_order(m);
 	return r;
