@@ -39,7 +39,12 @@ static int cmd_rollback_exec(struct mc_ctx *ctx, const void *opts, int argc, cha
 		rollback_error(ctx, lock, r, &res);
 		/* A journal refused or unreadable before any write changed nothing. */
 		rc = res.undone == 0 && res.rollback_err == 0 ? MC_EXIT_HOST : MC_EXIT_PARTIAL;
-	} else if (!ctx->quiet) {
+	}
+	if (res.left_alone)
+		mc_err("kept %zu value%s changed since the interrupted apply by someone else "
+		       "(%s): rollback undoes only what that apply wrote", res.left_alone,
+		       res.left_alone == 1 ? "" : "s", res.left_what ? res.left_what : "?");
+	if (r == 0 && !ctx->quiet) {
 		if (!found)
 			fprintf(ctx->out_f, "nothing to roll back\n");
 		else

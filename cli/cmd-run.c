@@ -501,6 +501,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 		run.peak = 0;
 		if (run.export)
 			mc_export_clear_decisions(run.export);
+		req.write_budget_ms = (long)p.interval_ms;
 		run_state_begin(&run.state, ctx, &p);
 		rc = mc_run_plan(ctx, &p, &req);
 		if (run.export)
