@@ -24,34 +24,6 @@ const struct mc_cmd *const mc_cmd_table[] = {
 	NULL,
 };
 
-const struct mc_cmd *mc_cmd_find(const char *prog, const char *name)
-{
-	const struct mc_cmd *found = NULL;
-	size_t len = strlen(name);
-	int matches = 0;
-
-	for (const struct mc_cmd *const *c = mc_cmd_table; *c; c++) {
-		if (strcmp((*c)->name, name) == 0 || ((*c)->alias && strcmp((*c)->alias, name) == 0))
-			return *c;
-		if (strncmp((*c)->name, name, len) == 0) {
-			found = *c;
-			matches++;
-		}
-	}
-	if (matches == 1)
-		return found;
-	if (matches == 0) {
-		fprintf(stderr, "%s: unknown command '%s' (see '%s --help')\n", prog, name, prog);
-		return NULL;
-	}
-	fprintf(stderr, "%s: ambiguous command: %s, could be:", prog, name);
-	for (const struct mc_cmd *const *c = mc_cmd_table; *c; c++)
-		if (strncmp((*c)->name, name, len) == 0)
-			fprintf(stderr, " %s", (*c)->name);
-	fputc('\n', stderr);
-	return NULL;
-}
-
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f, "usage: %s [OPTIONS] COMMAND [ARGS...]\n\nCommands:\n", prog);
