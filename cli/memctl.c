@@ -1,28 +1,12 @@
 /*
- * memctl: the command table, help, and the dispatcher the program and the
- * shell's lines go through (options are parsed in opts.c).
+ * memctl: help and the dispatcher the program and the shell's lines go
+ * through (the command table is in cmd-table.c, options are parsed in
+ * opts.c).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
-
-const struct mc_cmd *const mc_cmd_table[] = {
-	&cmd_check_entry,
-	&cmd_plan_entry,
-	&cmd_apply_entry,
-	&cmd_get_entry,
-	&cmd_set_entry,
-	&cmd_status_entry,
-	&cmd_rollback_entry,
-	&cmd_run_entry,
-	&cmd_top_entry,
-	&cmd_shell_entry,
-	&cmd_import_entry,
-	&cmd_completion_entry,
-	&cmd_export_entry,
-	NULL,
-};
 
 static void usage(FILE *f, const char *prog)
 {

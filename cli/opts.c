@@ -10,7 +10,7 @@
  * own, into the context (shared options) or the command's option struct.
  * Nothing is kept between calls: the shell parses each line from scratch.
  * The parser (mc_call_parse) prints nothing, so that a fuzzer can drive it;
- * mc_opt_error_print and mc_cmd_find say what went wrong.
+ * mc_opt_error_print says what went wrong.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -67,34 +67,6 @@ void mc_cmd_each_opt(const struct mc_cmd *cmd, void (*fn)(const struct mc_opt *o
 			fn(*o, arg);
 	for (const struct mc_opt *const *o = mc_global_opts; *o; o++)
 		fn(*o, arg);
-}
-
-const struct mc_cmd *mc_cmd_find(const char *prog, const char *name)
-{
-	const struct mc_cmd *match = NULL;
-	size_t len = strlen(name);
-	int matches = 0;
-
-	for (const struct mc_cmd *const *c = mc_cmd_table; *c; c++) {
-		if (strcmp((*c)->name, name) == 0 || ((*c)->alias && strcmp((*c)->alias, name) == 0))
-			return *c;
-		if (strncmp((*c)->name, name, len) == 0) {
-			match = *c;
-			matches++;
-		}
-	}
-	if (matches == 1)
-		return match;
-	if (matches == 0) {
-		fprintf(stderr, "%s: unknown command '%s' (see '%s --help')\n", prog, name, prog);
-		return NULL;
-	}
-	fprintf(stderr, "%s: ambiguous command: %s, could be:", prog, name);
-	for (const struct mc_cmd *const *c = mc_cmd_table; *c; c++)
-		if (strncmp((*c)->name, name, len) == 0)
-			fprintf(stderr, " %s", (*c)->name);
-	fputc('\n', stderr);
-	return NULL;
 }
 
 /* --- finding an option --- */
