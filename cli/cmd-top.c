@@ -241,6 +241,7 @@ static int cmd_top_exec(struct mc_ctx *ctx, int argc, char **argv)
 		rc = run_batch(ctx, &m, cols, n_cols);
 	} else {
 		struct top_screen_opts o = { .delay = ctx->delay, .cols = cols, .n_cols = n_cols,
+					     .cols_given = ctx->columns != NULL,
 					     .edit = top_edit, .edit_arg = ctx,
 					     .iterations = ctx->iterations };
 
