@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "plan.h"
 
 #define K MC_KNOB__COUNT
@@ -43,6 +44,7 @@ struct pnode {
 	size_t parent;
 	size_t *children;
 	size_t n_children;
+	size_t cap_children;
 	bool exists;                      /* on the host now */
 	bool no_mem_children;             /* v2: memory not enabled for its children */
 	uint64_t raw[K];                  /* simulated current values */
@@ -110,12 +112,10 @@ static size_t node_find(const struct pstate *st, const char *path)
 
 static int child_add(struct pnode *p, size_t c)
 {
-	size_t *v = realloc(p->children, (p->n_children + 1) * sizeof(*v));
-
-	if (!v)
+	if (mc_array_reserve(&p->children, &p->cap_children, p->n_children + 1,
+			     sizeof(*p->children)) < 0)
 		return -ENOMEM;
-	v[p->n_children++] = c;
-	p->children = v;
+	p->children[p->n_children++] = c;
 	return 0;
 }
 
@@ -126,15 +126,8 @@ static int node_add(struct pstate *st, const char *path, size_t *ret)
 	size_t idx = st->len;
 	int r;
 
-	if (st->len == st->cap) {
-		size_t ncap = st->cap ? st->cap * 2 : 32;
-		struct pnode *v = realloc(st->n, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		st->n = v;
-		st->cap = ncap;
-	}
+	if (mc_array_reserve(&st->n, &st->cap, st->len + 1, sizeof(*st->n)) < 0)
+		return -ENOMEM;
 	if ((st->len + 1) * 2 > st->hash_cap && (r = hash_grow(st)) < 0)
 		return r;
 	nd = &st->n[idx];
@@ -310,15 +303,8 @@ static int add_diag(struct build *b, const struct mc_pos *pos, const char *path,
 
 static int step_add(struct mc_plan *plan, const struct mc_step *tmpl)
 {
-	if (plan->n == plan->cap) {
-		size_t ncap = plan->cap ? plan->cap * 2 : 16;
-		struct mc_step *v = realloc(plan->steps, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		plan->steps = v;
-		plan->cap = ncap;
-	}
+	if (mc_array_reserve(&plan->steps, &plan->cap, plan->n + 1, sizeof(*plan->steps)) < 0)
+		return -ENOMEM;
 	plan->steps[plan->n++] = *tmpl;
 	return 0;
 }
