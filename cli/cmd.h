@@ -192,9 +192,14 @@ void mc_print_step(FILE *f, const char *prefix, const struct mc_step *s, bool re
 /* Takes the state lock, printing who holds it while waiting. Exit code or 0. */
 int mc_take_lock(struct mc_ctx *ctx, struct mc_lock **ret);
 
+/* (negated) what mc_resolve_group returns for an empty GROUP */
+#define MC_EEMPTY ENOMSG
+
 /*
  * Turns a GROUP argument into an absolute cgroup path: "/a/b" is taken from
  * the hierarchy root, anything else is relative to -p PARENT (default self).
+ * An empty GROUP is -MC_EEMPTY, never the parent; a path longer than
+ * PATH_MAX or a name longer than NAME_MAX is -ENAMETOOLONG.
  */
 int mc_resolve_group(struct mc_ctx *ctx, const char *arg, char **ret);
 

@@ -47,6 +47,9 @@ const char *mc_strerror(int err)
 		return "the journal is damaged";
 	case MC_ENOTREG:
 		return "not a regular file";
+	case MC_EEMPTY:
+		return "it is empty (a GROUP names a group below the parent; the parent itself "
+		       "is -p PARENT)";
 	default:
 		return strerror(-err);
 	}
@@ -149,6 +152,16 @@ int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc
 		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
 		       p->parent_pos.col, p->parent, mc_strerror(r));
 		return MC_EXIT_INVALID;
+	}
+	/* self is known only now: the whole path of every group must fit */
+	r = mc_profile_check_paths(p, strcmp(parent, "/") == 0 ? 0 : strlen(parent), &d);
+	if (r != 0) {
+		if (r < 0)
+			mc_err("out of memory");
+		mc_print_diags(&d);
+		mc_diags_free(&d);
+		free(parent);
+		return r < 0 ? MC_EXIT_HOST : MC_EXIT_INVALID;
 	}
 	r = mc_host_snapshot(ctx->host, parent, &snap);
 	if (r < 0) {
@@ -368,6 +381,8 @@ int mc_resolve_group(struct mc_ctx *ctx, const char *arg, char **ret)
 	char *spec;
 	int r;
 
+	if (!arg[0])
+		return -MC_EEMPTY;
 	if (arg[0] == '/')
 		spec = strdup(arg);
 	else if (asprintf(&spec, "%s/%s", ctx->parent, arg) < 0)
