@@ -4,7 +4,7 @@
  * on stdout or atomically into --file. With --profile the engine runs one
  * interval on the profile's parent, as `memctl run --dry-run` would, and
  * its working-set estimates and decisions are exported too; nothing is
- * written to the cgroups. The formats live in export.c.
+ * written to the cgroups. The formats are the read model's (view/export.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,43 +12,44 @@
 
 #include "cmd.h"
 #include "export.h"
+#include "file.h"
+#include "pipeline.h"
+
+static void export_warn(void *arg, const char *msg)
+{
+	mc_err("%s", msg);
+}
 
 /* One policy interval on the profile's parent; its decisions go to e. Exit code or 0. */
 static int export_engine(struct mc_ctx *ctx, struct mc_export *e, const struct mc_profile *p,
 			 struct mc_policy *pol)
 {
-	struct mc_decisions dec = { 0 };
-	struct mc_snapshot snap = { 0 };
-	struct mc_diags d = { 0 };
-	char *pparent = NULL;
-	int r;
+	struct mc_pipeline_opts o = { .pol = pol };
+	struct mc_pipeline pl;
+	int r, rc = 0;
 
-	r = mc_host_resolve_parent(ctx->host, p->parent, &pparent);
-	if (r < 0) {
-		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
-		       p->parent_pos.col, p->parent, mc_strerror(r));
-		return MC_EXIT_INVALID;
+	r = mc_pipeline_run(ctx->host, p, &o, &pl);
+	if (r < 0 && pl.failed < MC_STAGE_DECIDE) {
+		rc = mc_report_pipeline(p, &pl, r);
+		/* a profile whose parent is not there is the profile's problem */
+		if (pl.failed == MC_STAGE_SNAPSHOT && r == -ENOENT)
+			rc = MC_EXIT_INVALID;
+	} else {
+		if (pl.have_snap)
+			mc_print_snapshot_notes(&pl.snap);
+		/* policy problems do not stop the export: they are warnings, as in run */
+		mc_print_diags(&pl.decide_diags);
+		if (r == 0)
+			r = mc_export_set_engine(e, pol, pl.parent);
+		if (r == 0)
+			r = mc_export_take_decisions(e, &pl.dec);
+		if (r < 0) {
+			mc_err("policy engine: %s", mc_strerror(r));
+			rc = MC_EXIT_HOST;
+		}
 	}
-	r = mc_host_snapshot(ctx->host, pparent, &snap);
-	if (r < 0) {
-		mc_err("cannot read the profile's parent '%s': %s", pparent, mc_strerror(r));
-		free(pparent);
-		return r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
-	}
-	r = mc_policy_decide(pol, p, &snap, mc_host_caps(ctx->host), &dec, &d);
-	/* policy problems do not stop the export: they are warnings, as in run */
-	mc_print_diags(&d);
-	if (r == 0)
-		r = mc_export_set_engine(e, pol, pparent);
-	if (r == 0)
-		r = mc_export_take_decisions(e, &dec);
-	if (r < 0)
-		mc_err("policy engine: %s", mc_strerror(r));
-	mc_diags_free(&d);
-	mc_decisions_free(&dec);
-	mc_snapshot_free(&snap);
-	free(pparent);
-	return r < 0 ? MC_EXIT_HOST : 0;
+	mc_pipeline_release(&pl);
+	return rc;
 }
 
 static int cmd_export_exec(struct mc_ctx *ctx, int argc, char **argv)
@@ -68,7 +69,7 @@ static int cmd_export_exec(struct mc_ctx *ctx, int argc, char **argv)
 		mc_err("invalid parent '%s': %s", ctx->parent, mc_strerror(r));
 		return MC_EXIT_INVALID;
 	}
-	r = mc_export_new(ctx->host, parent, &e);
+	r = mc_export_new(ctx->host, parent, export_warn, NULL, &e);
 	if (r < 0) {
 		mc_err("out of memory");
 		free(parent);
@@ -91,7 +92,7 @@ static int cmd_export_exec(struct mc_ctx *ctx, int argc, char **argv)
 	}
 	r = mc_export_render(e, f, &buf, &len);
 	if (r == 0 && ctx->script)
-		r = mc_export_write_file(e, ctx->script, buf, len);
+		r = mc_file_replace(ctx->script, buf, len, MC_EXPORT_FILE_MODE);
 	else if (r == 0 && fwrite(buf, 1, len, ctx->out_f) != len)
 		r = -EIO;
 	if (r < 0) {

@@ -33,13 +33,19 @@ struct feature {
 	const char *absent_means;
 };
 
-static void features(const struct mc_host_status *st, struct feature ret[3])
+#define N_FEATURES 4
+
+static void features(const struct mc_host_status *st, struct feature ret[N_FEATURES])
 {
 	ret[0] = (struct feature){ "pressure", st->psi,
-				   "no PSI: pressure-triggered reclaim is not possible" };
-	ret[1] = (struct feature){ "numa_stat", st->numa_stat,
+				   st->memory_version == MC_CGV1
+				   ? "cgroup v1 has no per-group memory.pressure: pressure-triggered reclaim is not possible"
+				   : "no memory.pressure: pressure-triggered reclaim is not possible" };
+	ret[1] = (struct feature){ "host_pressure", st->host_psi,
+				   "no /proc/pressure/memory (kernel without PSI, or psi=0): top shows no host pressure" };
+	ret[2] = (struct feature){ "numa_stat", st->numa_stat,
 				   "no per-node statistics: NUMA weights cannot be computed" };
-	ret[2] = (struct feature){ "reclaim", st->reclaim,
+	ret[3] = (struct feature){ "reclaim", st->reclaim,
 				   "no memory.reclaim: reclaim is done by lowering the limit and restoring it" };
 }
 
@@ -179,7 +185,7 @@ static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, boo
 			const char *parent, const struct mc_sd_check *sd)
 {
 	FILE *f = ctx->out_f;
-	struct feature fe[3];
+	struct feature fe[N_FEATURES];
 
 	fprintf(f, "{\"layout\":\"%s\",\"memory_version\":%d,\"memory_mount\":",
 		layout_name(st->layout), st->memory_version);
@@ -223,26 +229,62 @@ static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, boo
 	}
 	fputs("},\"features\":{", f);
 	features(st, fe);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < N_FEATURES; i++)
 		fprintf(f, "%s\"%s\":%s", i ? "," : "", fe[i].name, fe[i].present ? "true" : "false");
 	fprintf(f, "},\"cpus_online\":%d,\"numa_nodes\":%d,\"journal_pending\":%s}\n",
 		st->cpus_online, st->numa_nodes, journal ? "true" : "false");
 }
 
+/* The journal line: what a pending journal says happened, and what to do. */
+static void journal_text(FILE *f, const struct mc_pending *p)
+{
+	const char *what = p->reclaim ? "a v1 reclaim" : "an apply";
+
+	fputs("journal         ", f);
+	switch (p->kind) {
+	case MC_PENDING_NONE:
+		fputs("none\n", f);
+		break;
+	case MC_PENDING_RUNNING:
+		fprintf(f, "%s by pid %ld is in progress\n", what, p->pid);
+		break;
+	case MC_PENDING_INTERRUPTED:
+		fprintf(f, "PENDING: %s (pid %ld) was interrupted before it finished; run "
+			"'memctl rollback'\n", what, p->pid);
+		break;
+	case MC_PENDING_FAILED:
+		fprintf(f, "PENDING: %s (pid %ld) failed and %s; fix the cause and run "
+			"'memctl rollback'\n", what, p->pid, p->text);
+		break;
+	case MC_PENDING_UNREADABLE:
+		fprintf(f, "PENDING, but unusable: %s; rollback refuses it\n", p->text);
+		break;
+	}
+}
+
 static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
 {
 	const struct mc_host_status *st = mc_host_status(ctx->host);
-	bool journal = mc_journal_exists(ctx->state_dir);
+	struct mc_pending pend;
+	bool journal;
 	FILE *f = ctx->out_f;
-	struct feature fe[3];
+	struct feature fe[N_FEATURES];
 	struct mc_sd_check sd;
 	char *parent;
 	int rc;
 
-	if ((rc = parent_check(ctx, &parent, &sd)) != 0)
+	if (mc_journal_pending(ctx->state_dir, &pend) < 0) {
+		mc_err("out of memory");
+		return MC_EXIT_HOST;
+	}
+	journal = pend.kind != MC_PENDING_NONE;
+	if ((rc = parent_check(ctx, &parent, &sd)) != 0) {
+		mc_pending_free(&pend);
 		return rc;
+	}
 	if (ctx->out == MC_OUT_JSON) {
 		status_json(ctx, st, journal, parent, &sd);
+		mc_pending_free(&pend);
 		free(parent);
 		mc_sd_check_free(&sd);
 		return MC_EXIT_OK;
@@ -261,8 +303,8 @@ static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
 		      "controller enabled yet", f);
 	fprintf(f, "\ncpus            %d online, %d NUMA node%s\n", st->cpus_online, st->numa_nodes,
 		st->numa_nodes == 1 ? "" : "s");
-	fprintf(f, "journal         %s\n",
-		journal ? "PENDING: an apply was interrupted; run 'memctl rollback'" : "none");
+	journal_text(f, &pend);
+	mc_pending_free(&pend);
 	fputs("mounts\n", f);
 	for (size_t i = 0; i < st->n_mounts; i++)
 		fprintf(f, "  %-32s %-8s %s\n", st->mounts[i].path, st->mounts[i].type,
@@ -282,7 +324,7 @@ static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
 	}
 	fputs("features\n", f);
 	features(st, fe);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < N_FEATURES; i++) {
 		if (fe[i].present)
 			fprintf(f, "  %-*s yes\n", MC_NAME_COL, fe[i].name);
 		else

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "format.h"
 #include "host.h"
 #include "txn.h"
 #include "plan.h"
@@ -115,15 +116,24 @@ const struct mc_cmd *mc_cmd_find(const char *prog, const char *name);
  */
 int mc_main(struct mc_ctx *base, int argc, char **argv);
 
-/* --- common.c: helpers shared by commands (they print; the program may) --- */
+/*
+ * --- Helpers shared by commands (they print; the program may), by concern:
+ * messages.c (mc_err, mc_strerror, diagnostics and notes), input.c (input
+ * files, GROUP arguments), plan-run.c (planning against the host, locks,
+ * running a plan), output.c (plans and steps as text and JSON). ---
+ */
 
 /*
- * Where mc_err's messages go instead of stderr when set (memctl run logs
- * them through its journal-aware logger, once per cause).
+ * Where mc_err's messages go instead of stderr when fn is set (memctl run
+ * logs them through its journal-aware logger, once per cause); fn gets arg.
  */
-extern void (*mc_err_hook)(const char *msg);
+struct mc_err_sink {
+	void (*fn)(void *arg, const char *msg);
+	void *arg;
+};
+extern struct mc_err_sink mc_err_sink;
 
-/* "memctl: " + message + newline on stderr, or mc_err_hook. */
+/* "memctl: " + message + newline on stderr, or mc_err_sink. */
 void mc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* --insecure-profile: accept profiles others could have written (as root). */
@@ -150,22 +160,25 @@ int mc_load_profile(const char *path, struct mc_profile *ret);
 /* Prints every diagnostic of d on stderr. */
 void mc_print_diags(const struct mc_diags *d);
 
+/* Says what a snapshot could not read (its notes: files that did not parse) through mc_err. */
+void mc_print_snapshot_notes(const struct mc_snapshot *s);
+
 /*
  * What one plan/apply iteration should do, and how it reports. The
  * callbacks may be NULL: then problems go to stderr and changes to stdout.
+ * Each gets arg, the caller's own state (memctl run's loop).
  */
 struct mc_plan_req {
 	bool create;              /* may create groups (apply, run: yes; set: no) */
 	bool dry_run;             /* plan only (memctl run --dry-run) */
 	struct mc_policy *pol;    /* policies to run, or NULL (set) */
+	void *arg;                /* passed to the callbacks */
 	/* policy diagnostics and notes of this iteration */
-	void (*notes)(struct mc_ctx *ctx, const struct mc_decisions *dec,
-		      const struct mc_diags *diags);
+	void (*notes)(void *arg, const struct mc_decisions *dec, const struct mc_diags *diags);
 	/* each executed (or, with dry_run, planned) step */
-	void (*step_done)(struct mc_ctx *ctx, const struct mc_step *s);
+	void (*step_done)(void *arg, const struct mc_step *s);
 	/* each reclaim's outcome */
-	void (*reclaim_done)(struct mc_ctx *ctx, const struct mc_step *s, int err,
-			     uint64_t reclaimed);
+	void (*reclaim_done)(void *arg, const struct mc_step *s, int err, uint64_t reclaimed);
 	unsigned *ret_peak;       /* most reclaims in flight at once */
 };
 
@@ -178,6 +191,14 @@ int mc_policy_for_host(struct mc_ctx *ctx, struct mc_policy **ret);
  */
 int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req,
 		 struct mc_plan *ret_plan);
+
+struct mc_pipeline;
+/*
+ * Reports where the pipeline stopped (host/pipeline.h) when it failed
+ * before the plan, after the snapshot's notes: the exit code, or 0 when r
+ * says it got that far.
+ */
+int mc_report_pipeline(const struct mc_profile *p, const struct mc_pipeline *pl, int r);
 
 /*
  * Under the lock: plans, runs the writes as one transaction, then the
@@ -211,19 +232,15 @@ const char *mc_strerror(int err);
 /* Width of the name column of get and status: the longest knob name. */
 #define MC_NAME_COL ((int)sizeof("reclaim_protect_active") - 1)
 
-/* Prints s as a JSON string literal (quotes included). */
+/* Prints s as a JSON string literal (quotes included; escape.h's rules). */
 void mc_json_str(FILE *f, const char *s);
 /* Prints a raw value as JSON: a number, or "max". */
 void mc_json_size(FILE *f, uint64_t v);
-/* Formats a value for people: "max", "256M", "4097". */
-const char *mc_fmt_size(uint64_t v, char buf[static 24]);
+/* Prints s escaped for a terminal (escape.h's text rules). */
+void mc_text_str(FILE *f, const char *s);
 /* A reclaim step's amount and node split: "64M (N0=48M, N1=16M)". */
 const char *mc_fmt_reclaim(const struct mc_step *s, char *buf, size_t len);
 /* Prints the plan in ctx->out format. */
 void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *title);
-
-/* Abstract value of knob k from raw file values (v1 swap is memsw - max). */
-uint64_t mc_abstract_value(const struct mc_caps *caps, enum mc_knob k,
-			   const uint64_t raw[MC_KNOB__COUNT]);
 
 #endif

@@ -37,8 +37,8 @@
  * 2. Active-set protection (protect: active). The working set is
  *    mc_ws_estimate over active_anon + active_file, raised by the bytes
  *    refaulted since the last interval (workingset_refault_* are page
- *    counts), capped at the group's max. v1 memory.stat is read with the
- *    group-local keys, falling back to total_* ones. The estimate (or the
+ *    counts), capped at the group's max. memory.stat keys are v2's on
+ *    every host (the host layer renames v1's total_* ones). The estimate (or the
  *    size of protect: SIZE) is a floor for the split above. On v2 it becomes
  *    memory.low. v1 has no memory.low and limit reclaim walks every child,
  *    so the unprotected siblings get limit_in_bytes caps (mc_sibling_cap)
@@ -348,10 +348,10 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 }
 
 /* Takes ownership of reason (NULL: out of memory). */
-static int push_setting(struct build *b, const char *group, enum mc_knob k, uint64_t v,
-			char *reason)
+static int push_setting(struct build *b, const char *group, const char *policy, enum mc_knob k,
+			uint64_t v, char *reason)
 {
-	struct mc_setting st = { .knob = k, .value = v, .reason = reason };
+	struct mc_setting st = { .knob = k, .value = v, .policy = policy, .reason = reason };
 
 	if (!reason || grow((void **)&b->d.set, &b->set_cap, b->d.n_set, sizeof(st)) < 0 ||
 	    !(st.group = strdup(group))) {
@@ -367,7 +367,8 @@ static int push_reclaim(struct build *b, const char *group, uint64_t bytes, uint
 			size_t n_nodes, char *reason)
 {
 	struct mc_reclaim rc = { .bytes = bytes, .node_bytes = node_bytes,
-				 .n_nodes = node_bytes ? n_nodes : 0, .reason = reason };
+				 .n_nodes = node_bytes ? n_nodes : 0,
+				 .policy = MC_POLICY_SOFT_LIMIT, .reason = reason };
 
 	if (!reason ||
 	    grow((void **)&b->d.reclaim, &b->reclaim_cap, b->d.n_reclaim, sizeof(rc)) < 0 ||
@@ -405,18 +406,20 @@ static int push_note(struct build *b, char *note)
 
 /* ---- reading the snapshot ---- */
 
-/* A memory.stat value: the group-local key, else v1's hierarchical total_ one. */
-static bool stat2(const struct mc_group_snap *g, const char *local, const char *total,
-		  uint64_t *ret)
+/*
+ * A memory.stat value by its v2 name (the host layer gives v2 names on
+ * every host; they count the group's whole subtree).
+ */
+static bool stat_get(const struct mc_group_snap *g, const char *key, uint64_t *ret)
 {
-	return mc_kvs_get(&g->stat, local, ret) == 0 || mc_kvs_get(&g->stat, total, ret) == 0;
+	return mc_kvs_get(&g->stat, key, ret) == 0;
 }
 
-static uint64_t stat_or0(const struct mc_group_snap *g, const char *local, const char *total)
+static uint64_t stat_or0(const struct mc_group_snap *g, const char *key)
 {
 	uint64_t v;
 
-	return stat2(g, local, total, &v) ? v : 0;
+	return stat_get(g, key, &v) ? v : 0;
 }
 
 static uint64_t page_down(uint64_t v, uint64_t page)
@@ -465,18 +468,15 @@ static void node_stats(struct build *b, struct node *nd)
 
 	nd->usage_valid = g->usage_valid;
 	nd->usage = g->usage_valid ? g->usage : 0;
-	nd->active_anon = stat_or0(g, "active_anon", "total_active_anon");
-	nd->active_file = stat_or0(g, "active_file", "total_active_file");
+	nd->active_anon = stat_or0(g, "active_anon");
+	nd->active_file = stat_or0(g, "active_file");
 	nd->active = nd->active_anon + nd->active_file;
-	nd->inactive_file = stat_or0(g, "inactive_file", "total_inactive_file");
+	nd->inactive_file = stat_or0(g, "inactive_file");
 
-	have_a = stat2(g, "workingset_refault_anon", "total_workingset_refault_anon", &a);
-	have_f = stat2(g, "workingset_refault_file", "total_workingset_refault_file", &f);
+	have_a = stat_get(g, "workingset_refault_anon", &a);
+	have_f = stat_get(g, "workingset_refault_file", &f);
 	if (have_a || have_f) {
 		nd->refault_now = a + f;
-		nd->refault_now_valid = true;
-	} else if (stat2(g, "workingset_refault", "total_workingset_refault", &a)) {
-		nd->refault_now = a;
 		nd->refault_now_valid = true;
 	}
 	/* First interval, or a counter that went back (a new group): no refaults. */
@@ -496,8 +496,7 @@ static void node_stats(struct build *b, struct node *nd)
 			nd->fallback_delta = nd->fallback_now - st->fallback;
 	}
 
-	if (!stat2(g, "anon_thp", "total_anon_thp", &thp))
-		stat2(g, "rss_huge", "total_rss_huge", &thp);
+	stat_get(g, "anon_thp", &thp);
 	nd->thp = nd->spec->thp == 1 || (nd->spec->thp == -1 && thp > 0);
 
 	/* Streams: mostly inactive file cache that is not needed again. */
@@ -899,6 +898,7 @@ static int node_low(struct build *b, struct node *nd)
 	uint64_t min = nd->wanted[MC_KNOB_MIN] ? nd->want[MC_KNOB_MIN]
 		       : g->raw_valid[MC_KNOB_MIN] ? g->raw[MC_KNOB_MIN] : 0;
 	uint64_t top = min64(nd->high, nd->max), v = 0;
+	const char *policy = MC_POLICY_ACTIVE_SET;
 	char *why = NULL;
 
 	if (b->caps->ver != MC_CGV2 || !b->caps->file[MC_KNOB_LOW])
@@ -916,6 +916,7 @@ static int node_low(struct build *b, struct node *nd)
 		if (!why || sv > v) {
 			free(why);
 			v = sv;
+			policy = MC_POLICY_SOFT_LIMIT;
 			why = mc_asprintf("protects up to its soft limit %s at usage %s (stock v2 has no memory.soft_limit)",
 					S(nd->want[MC_KNOB_SOFT]).s, S(nd->usage).s);
 			if (!why)
@@ -946,7 +947,7 @@ static int node_low(struct build *b, struct node *nd)
 	}
 	v = page_down(v, b->page);
 	why = xcat(why, ": %s %s", b->caps->file[MC_KNOB_LOW], S(v).s);
-	return push_setting(b, nd->path, MC_KNOB_LOW, v, why);
+	return push_setting(b, nd->path, policy, MC_KNOB_LOW, v, why);
 }
 
 /* Sets (or lowers) the v1 cap of node j. Takes why. */
@@ -1293,7 +1294,7 @@ static int switch_walk(struct build *b, const struct mc_group_spec *g, const cha
 		on |= kid;
 	}
 	if (r == 0 && g->knob[MC_KNOB_PROTECT_ACTIVE].kind == MC_SIZE_UNSET)
-		r = push_setting(b, path, MC_KNOB_PROTECT_ACTIVE, on,
+		r = push_setting(b, path, MC_POLICY_ACTIVE_SET, MC_KNOB_PROTECT_ACTIVE, on,
 				 strdup(on ? (g->protect == MC_PROTECT_ACTIVE ?
 					      "protect: active: its own reclaim takes inactive pages first" :
 					      "protect: active below: reclaim rooted here takes inactive pages first")
@@ -1359,7 +1360,8 @@ static int decide(struct build *b)
 		struct node *nd = &b->n[i];
 
 		if (nd->high_set) {
-			r = push_setting(b, nd->path, MC_KNOB_HIGH, nd->high, nd->high_why);
+			r = push_setting(b, nd->path, MC_POLICY_THP_HIGH, MC_KNOB_HIGH, nd->high,
+					 nd->high_why);
 			nd->high_why = NULL;
 			if (r < 0)
 				return r;
@@ -1367,7 +1369,8 @@ static int decide(struct build *b)
 		if ((r = node_low(b, nd)) < 0)
 			return r;
 		if (nd->cap_set) {
-			r = push_setting(b, nd->path, MC_KNOB_MAX, nd->cap, nd->cap_why);
+			r = push_setting(b, nd->path, MC_POLICY_ACTIVE_SET, MC_KNOB_MAX, nd->cap,
+					 nd->cap_why);
 			nd->cap_why = NULL;
 			if (r < 0)
 				return r;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "host-internal.h"
+#include "proc-read.h"
 
 /*
  * Discovery: what kind of host this is, found out rather than assumed.
@@ -648,7 +649,7 @@ static int count_numa_nodes(void)
 
 /*
  * Snapshots keep the files of up to half the soft RLIMIT_NOFILE open (see
- * snapshot-read.c). The soft limit is often 1024 (systemd's default) with a
+ * subtree.c). The soft limit is often 1024 (systemd's default) with a
  * hard limit far above: raise it to the hard one, as systemd advises
  * programs that need many descriptors to do. The only descriptor memctl
  * waits on (readline, ncurses: select/poll) is standard input, so high
@@ -674,12 +675,19 @@ int mc_host_open(const struct mc_host_opts *o, struct mc_host **ret)
 		return -ENOMEM;
 	h->rootfd = -1;
 	raise_nofile();
+	host_fd_budget_update(h);
 	r = o && o->cgroup_root ? open_fake(h, o) : open_real(h);
 	if (r < 0)
 		goto fail;
 	r = detect_knobs(h);
 	if (r < 0)
 		goto fail;
+	{
+		/* host-wide PSI exists on v1 hosts too: not the same as memory.pressure */
+		struct mc_psi psi;
+
+		h->st.host_psi = mc_host_pressure(NULL, &psi) == 0;
+	}
 	pg = sysconf(_SC_PAGESIZE);
 	h->caps.page_size = pg > 0 ? (uint64_t)pg : 4096;
 	r = read_mem_total(&h->caps.mem_total, &h->st.swap_total);
@@ -714,7 +722,7 @@ void mc_host_free(struct mc_host *h)
 {
 	if (!h)
 		return;
-	host_cache_clear(h);
+	host_trees_free(h);
 	host_buf_free(&h->buf);
 	if (h->rootfd >= 0)
 		close(h->rootfd);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "caps.h"
 #include "knob.h"
 #include "snapshot.h"
 
@@ -51,7 +52,8 @@ struct mc_host_status {
 	size_t n_mounts;
 	char *self_path;              /* the memory cgroup memctl runs in; NULL when it lies
 	                                 outside the mounted part of the hierarchy */
-	bool psi;                     /* memory.pressure available */
+	bool psi;                     /* memory.pressure available (per group) */
+	bool host_psi;                /* /proc/pressure/memory readable (host-wide; v1 too) */
 	bool numa_stat;
 	bool reclaim;                 /* memory.reclaim (v2) */
 	bool patched;                 /* memctl kernel patch detected */
@@ -92,12 +94,39 @@ int mc_host_resolve_parent(struct mc_host *h, const char *spec, char **ret);
 /*
  * Reads the subtree rooted at parent (absolute cgroup path) into a
  * snapshot: the parent itself first, then every descendant in preorder with
- * knob values, usage, memory.stat, numa_stat, events and pressure. A group
- * that disappears while being read is kept with present=false. Directory
- * descriptors are kept open inside h between calls, so a later snapshot of
- * the same tree only preads. -ENOENT when parent does not exist.
+ * knob values, usage, memory.stat, numa_stat, events and pressure, through
+ * the subtree reader (subtree.h: its rules for missing and unparsable
+ * files, and v2 key names on every host). A group that disappears while
+ * being read is kept with present=false. h keeps the reader of the last few
+ * parents between calls, so a later snapshot of the same tree only preads.
+ * A file that does not parse adds a line to ret->notes. -ENOENT when parent
+ * does not exist.
  */
 int mc_host_snapshot(struct mc_host *h, const char *parent, struct mc_snapshot *ret);
+
+/*
+ * The effective limit of group: the smallest max of the group itself and
+ * each of its ancestors, capped at RAM (the kernel stops a group at the
+ * first limit it meets on the way up, its own included). A group or
+ * ancestor without a max file (the v2 root), or with one that does not
+ * parse, limits nothing. 0, or -errno from reading an existing file.
+ */
+int mc_host_effective_limit(struct mc_host *h, const char *group, uint64_t *ret);
+
+/*
+ * Descriptors the subtree readers of h may keep open together: half the
+ * soft RLIMIT_NOFILE at mc_host_open (the rest is for the program).
+ */
+size_t mc_host_fd_budget(const struct mc_host *h);
+
+/*
+ * mc_group_snap.bad: bit k (k < MC_KNOB__COUNT) is knob k's file,
+ * MC_BAD_USAGE the usage file; the host layer numbers the others.
+ * mc_host_bad_files names the files of a mask: "memory.max, memory.stat"
+ * (newly allocated).
+ */
+enum { MC_BAD_USAGE = 1u << MC_KNOB__COUNT };
+int mc_host_bad_files(const struct mc_host *h, uint32_t bad, char **ret);
 
 /* Reads one knob's raw value of group. -ENOENT: group or file absent. */
 int mc_host_read_knob(struct mc_host *h, const char *group, enum mc_knob k, uint64_t *ret);
@@ -112,9 +141,9 @@ int mc_host_write_knob(struct mc_host *h, const char *group, enum mc_knob k, uin
 		       uint64_t *ret_readback);
 
 /*
- * Thread-safe helpers for reclaimers running in parallel (reclaim.c): they
- * share no buffer with the rest of the layer and do not count as writes for
- * the failure injection.
+ * Thread-safe helpers (cgfs.c) for reclaimers running in parallel
+ * (reclaim.c): they share no buffer with the rest of the layer, and
+ * write_knob_ts does not count as a write for the failure injection.
  *   read_value: one number from file in group (a knob file, usage...).
  *   read_usage: memory.usage_in_bytes (v1) or memory.current (v2).
  *   write_knob_ts: like mc_host_write_knob, with read-back (-EIO).

@@ -1,22 +1,44 @@
 /*
- * The model of `memctl top`: rows from the host's light reader, kept across
+ * The read model: rows from the host's light reader, kept across
  * refreshes (collapse state, counters for rates, decisions), and the
  * display order (the tree with siblings sorted by the sort column, filtered
- * and collapsed). No drawing here: the screen and batch mode format it.
+ * and collapsed). No drawing here: the renderers and the screen format it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "top.h"
+#include "buf.h"
+#include "columns.h"
+#include "escape.h"
+#include "format.h"
+#include "journal.h"
+#include "model.h"
+#include "pipeline.h"
 
 static void row_release(struct top_row *r)
 {
 	free(r->path);
 	free(r->abs);
+	free(r->label_buf);
 	free(r->decision);
+	free(r->decision_label);
 	mc_group_snap_free(&r->g);
+}
+
+/* Sets the row's text label from its name. 0 or -ENOMEM. */
+static int row_label(struct top_row *r)
+{
+	r->label = r->name;
+	if (!mc_esc_text_needed(r->name))
+		return 0;
+	if (!r->label_buf && !(r->label_buf = mc_esc_text_dup(r->name))) {
+		r->label = "(out of memory)";
+		return -ENOMEM;
+	}
+	r->label = r->label_buf;
+	return 0;
 }
 
 int top_model_init(struct top_model *m, struct mc_host *h, const char *parent)
@@ -31,7 +53,7 @@ int top_model_init(struct top_model *m, struct mc_host *h, const char *parent)
 	m->parent = strdup(parent);
 	if (!m->parent)
 		return -ENOMEM;
-	r = mc_top_reader_new(h, parent, &m->rd);
+	r = mc_subtree_new(h, parent, &m->rd);
 	if (r < 0) {
 		free(m->parent);
 		m->parent = NULL;
@@ -49,7 +71,7 @@ void top_model_release(struct top_model *m)
 	free(m->order);
 	free(m->filter);
 	free(m->parent);
-	mc_top_reader_free(m->rd);
+	mc_subtree_free(m->rd);
 	for (size_t i = 0; i < p->n_dec; i++) {
 		free(p->dec_abs[i]);
 		free(p->dec_text[i]);
@@ -58,6 +80,7 @@ void top_model_release(struct top_model *m)
 	free(p->dec_text);
 	free(p->parent);
 	free(p->error);
+	top_daemons_release(&m->daemons);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -85,47 +108,70 @@ static int row_cmp_path(const void *a, const void *b)
 	return strcmp(((const struct top_row *)a)->path, ((const struct top_row *)b)->path);
 }
 
+static struct top_row *old_row(struct top_model *m, const char *path)
+{
+	struct top_row key = { .path = (char *)path };
+
+	return m->n ? bsearch(&key, m->rows, m->n, sizeof(*m->rows), row_cmp_path) : NULL;
+}
+
+/*
+ * The strings of the rows that are new in a directory walk, made before
+ * any old row is moved, so that running out of memory leaves the model as
+ * it was. 0 or -ENOMEM (rows then hold nothing).
+ */
+static int new_row_strings(struct top_model *m, struct top_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct mc_subtree_entry *e = mc_subtree_entry(m->rd, i);
+
+		if (old_row(m, e->path))
+			continue;
+		rows[i].path = strdup(e->path);
+		rows[i].abs = strdup(e->abs);
+		if (!rows[i].path || !rows[i].abs) {
+			for (size_t j = 0; j <= i; j++) {
+				free(rows[j].path);
+				free(rows[j].abs);
+			}
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* Rebuilds the rows from a new directory walk, keeping what rows carry over. */
 static int rebuild_rows(struct top_model *m)
 {
-	size_t n = mc_top_reader_count(m->rd);
+	size_t n = mc_subtree_count(m->rd);
 	struct top_row *rows = calloc(n ? n : 1, sizeof(*rows));
+	size_t *order = calloc(n ? n : 1, sizeof(*order));
+	int ret = 0;
 
-	if (!rows)
-		return -ENOMEM;
 	/* old rows by path, to carry state over */
 	if (m->n > 1)
 		qsort(m->rows, m->n, sizeof(*m->rows), row_cmp_path);
+	if (!rows || !order || new_row_strings(m, rows, n) < 0) {
+		free(rows);
+		free(order);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
-		const struct mc_top_entry *e = mc_top_reader_entry(m->rd, i);
-		struct top_row key = { .path = (char *)e->path }, *old;
-		struct top_row *r = &rows[i];
-		const char *slash;
+		const struct mc_subtree_entry *e = mc_subtree_entry(m->rd, i);
+		struct top_row *r = &rows[i], *old = r->path ? NULL : old_row(m, e->path);
 
-		old = m->n ? bsearch(&key, m->rows, m->n, sizeof(*m->rows), row_cmp_path) : NULL;
 		if (old) {
 			*r = *old;
 			memset(old, 0, sizeof(*old));
 			old->path = r->path;   /* keeps the old array sorted for bsearch */
-		} else {
-			r->path = strdup(e->path);
-			r->abs = strdup(e->abs);
-			if (!r->path || !r->abs) {
-				free(r->path);
-				free(r->abs);
-				r->path = r->abs = NULL;
-				for (size_t j = 0; j < i; j++)
-					row_release(&rows[j]);
-				free(rows);
-				return -ENOMEM;
-			}
 		}
-		slash = strrchr(r->abs, '/');
-		r->name = e->depth == 0 ? r->abs : slash + 1;
+		r->name = e->depth == 0 ? r->abs : strrchr(r->abs, '/') + 1;
 		r->depth = e->depth;
 		r->up = e->up;
 		r->entry = i;
 		r->gone = false;
+		if (!old)
+			r->daemon = TOP_DAEMON_UNKNOWN;
 		r->has_children = false;
 		if (e->up != (size_t)-1)
 			rows[e->up].has_children = true;
@@ -135,12 +181,15 @@ static int rebuild_rows(struct top_model *m)
 			row_release(&m->rows[i]);   /* vanished (carried-over rows were emptied) */
 	}
 	free(m->rows);
+	free(m->order);
 	m->rows = rows;
 	m->n = n;
-	free(m->order);
-	m->order = calloc(n ? n : 1, sizeof(*m->order));
+	m->order = order;
 	m->n_order = 0;
-	return m->order ? 0 : -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (row_label(&rows[i]) < 0)
+			ret = -ENOMEM;
+	return ret;
 }
 
 static void rate_update(struct top_rate *t, uint64_t v, double now)
@@ -163,8 +212,13 @@ static int row_read(struct top_model *m, size_t i, unsigned parts)
 
 	if (!want || r->gone)
 		return 0;
-	ret = mc_top_reader_read(m->rd, r->entry, want, &r->g);
-	m->reads += (unsigned)__builtin_popcount(want);
+	if (want & TOP_READ_TASKS) {
+		r->tasks_valid = mc_host_group_nprocs(m->h, r->abs, &r->tasks) == 0;
+		m->reads++;
+	}
+	ret = want & ~TOP_READ_TASKS ? mc_subtree_read(m->rd, r->entry, want & ~TOP_READ_TASKS,
+						       &r->g, NULL) : 0;
+	m->reads += (unsigned)__builtin_popcount(want & ~TOP_READ_TASKS);
 	if (ret == -ENODEV) {
 		r->gone = true;
 		m->rescan = true;
@@ -174,20 +228,14 @@ static int row_read(struct top_model *m, size_t i, unsigned parts)
 		return ret;
 	r->fresh |= want;
 	r->have |= want;
-	if (want & MC_TOP_READ_STAT) {
-		const char *pa = m->caps->ver == MC_CGV1 ? "total_workingset_refault_anon"
-							 : "workingset_refault_anon";
-		const char *pf = m->caps->ver == MC_CGV1 ? "total_workingset_refault_file"
-							 : "workingset_refault_file";
-		bool ok = mc_kvs_get(&r->g.stat, pa, &a) == 0;
+	if (want & MC_READ_STAT) {
+		bool ok = mc_kvs_get(&r->g.stat, "workingset_refault_anon", &a) == 0;
 
-		ok |= mc_kvs_get(&r->g.stat, pf, &f) == 0;
-		if (!ok)
-			ok = mc_kvs_get(&r->g.stat, "workingset_refault", &f) == 0;
+		ok |= mc_kvs_get(&r->g.stat, "workingset_refault_file", &f) == 0;
 		if (ok)
 			rate_update(&r->refault, a + f, m->now);
 	}
-	if (want & MC_TOP_READ_EVENTS) {
+	if (want & MC_READ_EVENTS) {
 		if (mc_kvs_get(&r->g.events, "max", &v) == 0)
 			rate_update(&r->max_events, v, m->now);
 		if (mc_kvs_get(&r->g.events, "oom_kill", &v) == 0)
@@ -199,7 +247,7 @@ static int row_read(struct top_model *m, size_t i, unsigned parts)
 /* Effective limits from the knobs read so far (ancestors come first in rows). */
 static void compute_limits(struct top_model *m)
 {
-	uint64_t above = mc_top_reader_above_limit(m->rd);
+	uint64_t above = mc_subtree_limit(m->rd);
 
 	for (size_t i = 0; i < m->n; i++) {
 		struct top_row *r = &m->rows[i];
@@ -222,12 +270,12 @@ int top_model_fill(struct top_model *m, size_t first, size_t count, size_t extra
 
 		ret = row_read(m, i, parts);
 		/* the % column needs every ancestor's max */
-		if (parts & MC_TOP_READ_KNOBS)
+		if (parts & MC_READ_KNOBS)
 			for (size_t u = m->rows[i].up; ret == 0 && u != (size_t)-1; u = m->rows[u].up)
-				ret = row_read(m, u, MC_TOP_READ_KNOBS);
+				ret = row_read(m, u, MC_READ_KNOBS);
 	}
 	if (ret == 0 && extra < m->n)
-		ret = row_read(m, extra, parts | MC_TOP_READ_ALL);
+		ret = row_read(m, extra, parts | MC_READ_ALL | TOP_READ_TASKS);
 	compute_limits(m);
 	return ret;
 }
@@ -243,7 +291,7 @@ static void policy_error(struct top_policy *p, const char *what, int err)
 
 static int remember(struct top_policy *p, const char *group, char *text)
 {
-	char *abs, **a, **t;
+	char *abs;
 
 	if (mc_path_join(p->parent, group, &abs) < 0) {
 		free(text);
@@ -256,16 +304,17 @@ static int remember(struct top_policy *p, const char *group, char *text)
 			p->dec_text[i] = text;
 			return 0;
 		}
-	a = realloc(p->dec_abs, (p->n_dec + 1) * sizeof(*a));
-	if (a)
-		p->dec_abs = a;
-	t = a ? realloc(p->dec_text, (p->n_dec + 1) * sizeof(*t)) : NULL;
-	if (!t) {
-		free(abs);
-		free(text);
-		return -ENOMEM;
+	if (p->n_dec == p->cap_dec) {
+		size_t cap = p->cap_dec;
+
+		/* both arrays grow together: the second reserve must see the old capacity */
+		if (mc_array_reserve(&p->dec_abs, &cap, p->n_dec + 1, sizeof(*p->dec_abs)) < 0 ||
+		    mc_array_reserve(&p->dec_text, &p->cap_dec, p->n_dec + 1, sizeof(*p->dec_text)) < 0) {
+			free(abs);
+			free(text);
+			return -ENOMEM;
+		}
 	}
-	p->dec_text = t;
 	p->dec_abs[p->n_dec] = abs;
 	p->dec_text[p->n_dec++] = text;
 	return 0;
@@ -274,25 +323,14 @@ static int remember(struct top_policy *p, const char *group, char *text)
 /* One step as the decision column shows it: "memory.low 0 -> 100M: reason". */
 static char *step_text(const struct mc_step *s)
 {
-	char *t = NULL, v[24];
-	int r;
+	struct mc_step_text t;
+	char *out;
 
-	if (s->kind == MC_STEP_WRITE)
-		r = asprintf(&t, "%s -> %s: %s", s->file, mc_fmt_size(s->new_raw, v),
-			     s->reason ? s->reason : "");
-	else if (s->kind == MC_STEP_RECLAIM)
-		r = asprintf(&t, "reclaim %s: %s", mc_fmt_size(s->bytes, v),
-			     s->reason ? s->reason : "");
-	else if (s->kind == MC_STEP_NOTE)
-		r = asprintf(&t, "note: %s", s->reason ? s->reason : "");
-	else if (s->kind == MC_STEP_SYSCTL)
-		r = asprintf(&t, "%s -> %llu: %s", s->file, (unsigned long long)s->new_raw,
-			     s->reason ? s->reason : "");
-	else if (s->kind == MC_STEP_ENABLE)
-		r = asprintf(&t, "enable memory for children: %s", s->reason ? s->reason : "");
-	else
-		r = asprintf(&t, "create: %s", s->reason ? s->reason : "");
-	return r < 0 ? NULL : t;
+	if (mc_step_describe(s, &t) < 0)
+		return NULL;
+	out = mc_asprintf("%s: %s", t.brief, s->reason ? s->reason : "");
+	mc_step_text_free(&t);
+	return out;
 }
 
 /*
@@ -302,45 +340,39 @@ static char *step_text(const struct mc_step *s)
  */
 static void run_policy(struct top_model *m)
 {
+	static const char *const what[] = {
+		[MC_STAGE_RESOLVE] = "cannot resolve the profile's parent",
+		[MC_STAGE_SNAPSHOT] = "cannot read the profile's parent",
+		[MC_STAGE_DECIDE] = "policy engine",
+		[MC_STAGE_PLAN] = "planner",
+	};
 	struct top_policy *p = &m->policy;
-	struct mc_decisions dec = { 0 };
-	struct mc_plan_opts o = { .create = true };
-	struct mc_snapshot snap = { 0 };
-	struct mc_diags d = { 0 };
-	struct mc_plan plan;
+	struct mc_pipeline_opts o = { .parent = p->parent, .pol = p->pol, .plan = true,
+				      .create = true };
+	struct mc_pipeline pl;
+	const struct mc_diags *d = &pl.decide_diags;
 	int r;
 
-	r = mc_host_snapshot(m->h, p->parent, &snap);
+	r = mc_pipeline_run(m->h, p->profile, &o, &pl);
 	if (r < 0) {
-		policy_error(p, "cannot read the profile's parent", r);
+		policy_error(p, what[pl.failed], r);
+		mc_pipeline_release(&pl);
 		return;
 	}
-	r = mc_policy_decide(p->pol, p->profile, &snap, m->caps, &dec, &d);
-	if (r == 0) {
-		o.decisions = &dec;
-		r = mc_plan_build(p->profile, &snap, m->caps, &o, &plan, &d);
-		if (r == 0) {
-			for (size_t i = 0; i < plan.n; i++) {
-				char *t = step_text(&plan.steps[i]);
+	for (size_t i = 0; i < pl.plan.n; i++) {
+		char *t = step_text(&pl.plan.steps[i]);
 
-				if (t)
-					remember(p, plan.steps[i].group, t);
-			}
-			mc_plan_free(&plan);
-		} else {
-			policy_error(p, "planner", r);
-		}
-	} else {
-		policy_error(p, "policy engine", r);
+		if (t)
+			remember(p, pl.plan.steps[i].group, t);
 	}
-	if (r == 0 && d.n > 0) {
+	if (!d->n)
+		d = &pl.plan_diags;
+	if (d->n > 0) {
 		free(p->error);
-		if (mc_diag_format(&d.v[0], &p->error) < 0)
+		if (mc_diag_format(&d->v[0], &p->error) < 0)
 			p->error = NULL;
 	}
-	mc_diags_free(&d);
-	mc_decisions_free(&dec);
-	mc_snapshot_free(&snap);
+	mc_pipeline_release(&pl);
 }
 
 static void attach_decisions(struct top_model *m)
@@ -348,10 +380,16 @@ static void attach_decisions(struct top_model *m)
 	struct top_policy *p = &m->policy;
 
 	for (size_t i = 0; i < m->n; i++)
-		for (size_t j = 0; j < p->n_dec; j++)
+		for (size_t j = 0; j < p->n_dec && m->rows[i].daemon < 0; j++)
 			if (strcmp(m->rows[i].abs, p->dec_abs[j]) == 0) {
-				free(m->rows[i].decision);
-				m->rows[i].decision = strdup(p->dec_text[j]);
+				/* what top computed itself, not what a daemon did */
+				struct top_row *r = &m->rows[i];
+
+				free(r->decision);
+				free(r->decision_label);
+				if (asprintf(&r->decision, "simulated: %s", p->dec_text[j]) < 0)
+					r->decision = NULL;
+				r->decision_label = r->decision ? mc_esc_text_dup(r->decision) : NULL;
 			}
 }
 
@@ -369,11 +407,9 @@ struct order_ctx {
 	bool *keep;           /* matches the filter, or has a match below */
 };
 
-static struct top_model *sort_model;   /* qsort has no context argument in C11 */
-
-static int sibling_cmp(const void *a, const void *b)
+static int sibling_cmp(const void *a, const void *b, void *arg)
 {
-	const struct top_model *m = sort_model;
+	const struct top_model *m = arg;
 	const struct top_col *c = &top_cols[m->sort_col];
 	const struct top_row *x = &m->rows[*(const size_t *)a], *y = &m->rows[*(const size_t *)b];
 	int d = c->cmp(m, c, x, y);
@@ -432,12 +468,10 @@ void top_model_order(struct top_model *m)
 			o.keep[m->rows[i].up] = true;
 	}
 	o.keep[0] = true;
-	sort_model = m;
 	for (size_t i = 0; i < m->n; i++)
 		if (o.kid_start[i + 1] - o.kid_start[i] > 1)
-			qsort(o.kids + o.kid_start[i], o.kid_start[i + 1] - o.kid_start[i],
-			      sizeof(*o.kids), sibling_cmp);
-	sort_model = NULL;
+			qsort_r(o.kids + o.kid_start[i], o.kid_start[i + 1] - o.kid_start[i],
+				sizeof(*o.kids), sibling_cmp, m);
 	emit(&o, 0);
 out:
 	free(o.kids);
@@ -446,7 +480,6 @@ out:
 	free(fill);
 }
 
-/* Reads the sort key of every row (not read yet in this refresh). */
 /*
  * Reads the sort key of the rows (those not read yet in this refresh).
  * With a key budget and more rows than it, rows take turns: each refresh
@@ -490,8 +523,8 @@ int top_model_refresh(struct top_model *m, double now)
 	int r;
 
 	m->now = now;
-	/* cheap unless the tree changed: see mc_top_reader_scan */
-	r = mc_top_reader_scan(m->rd, m->rescan || m->refreshes == 0);
+	/* cheap unless the tree changed: see mc_subtree_scan */
+	r = mc_subtree_scan(m->rd, m->rescan || m->refreshes == 0);
 	if (r < 0)
 		return r;
 	if (r > 0 || m->refreshes == 0) {
@@ -507,6 +540,8 @@ int top_model_refresh(struct top_model *m, double now)
 		run_policy(m);
 		attach_decisions(m);
 	}
+	m->host_psi_valid = mc_host_pressure(NULL, &m->host_psi) == 0;
+	top_daemons_refresh(m);
 	r = read_sort_keys(m, false);
 	top_model_order(m);
 	return r;

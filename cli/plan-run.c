@@ -1,0 +1,283 @@
+/*
+ * Planning against the live host and running the plan: the policy engine
+ * for this host, the pipeline's problems reported, the locks, the writes as
+ * one transaction and the reclaims after them, each step reported.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "pipeline.h"
+
+int mc_policy_for_host(struct mc_ctx *ctx, struct mc_policy **ret)
+{
+	const struct mc_host_status *st = mc_host_status(ctx->host);
+	struct mc_policy_config cfg = {
+		.cpus = st->cpus_online > 0 ? (unsigned)st->cpus_online : 1,
+		.swap = st->swap_total > 0,
+	};
+	int r = mc_policy_new(&cfg, ret);
+
+	if (r < 0)
+		mc_err("cannot set up the policy engine: %s", mc_strerror(r));
+	return r < 0 ? MC_EXIT_HOST : 0;
+}
+
+int mc_report_pipeline(const struct mc_profile *p, const struct mc_pipeline *pl, int r)
+{
+	if (pl->have_snap)
+		mc_print_snapshot_notes(&pl->snap);
+	if (r < 0 && pl->failed == MC_STAGE_RESOLVE) {
+		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
+		       p->parent_pos.col, p->parent, mc_strerror(r));
+		return MC_EXIT_INVALID;
+	}
+	if (r < 0 && pl->failed == MC_STAGE_SNAPSHOT) {
+		mc_err("cannot read parent '%s': %s", pl->parent, mc_strerror(r));
+		return MC_EXIT_HOST;
+	}
+	if (r < 0 && pl->failed == MC_STAGE_DECIDE) {
+		mc_err("policy engine: %s", mc_strerror(r));
+		return MC_EXIT_HOST;
+	}
+	return 0;
+}
+
+int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req,
+		 struct mc_plan *ret_plan)
+{
+	struct mc_pipeline_opts o = { .pol = req->pol, .plan = true, .create = req->create };
+	struct mc_pipeline pl;
+	int r, rc = 0;
+
+	r = mc_pipeline_run(ctx->host, p, &o, &pl);
+	rc = mc_report_pipeline(p, &pl, r);
+	if (rc == 0) {
+		/* Policy problems do not stop the plan: the profile's own values still apply. */
+		if (req->pol && req->notes) {
+			req->notes(req->arg, &pl.dec, &pl.decide_diags);
+		} else if (req->pol) {
+			mc_print_diags(&pl.decide_diags);
+			for (size_t i = 0; i < pl.dec.n_notes; i++)
+				mc_err("note: %s", pl.dec.notes[i]);
+		}
+		if (r < 0) {
+			if (r == -ENOMEM)
+				mc_err("out of memory while planning");
+			mc_print_diags(&pl.plan_diags);
+			rc = r == -ENOMEM ? MC_EXIT_HOST : MC_EXIT_INVALID;
+		} else {
+			*ret_plan = pl.plan;
+			pl.have_plan = false;   /* handed over */
+		}
+	}
+	mc_pipeline_release(&pl);
+	return rc;
+}
+
+/* "pid 1234", or "another process" when /proc/locks did not say. */
+static const char *holder_text(long pid, char buf[static 32])
+{
+	if (pid > 0)
+		snprintf(buf, 32, "pid %ld", pid);
+	else
+		snprintf(buf, 32, "another process");
+	return buf;
+}
+
+/* Says why the state directory could not be used, and what to do. */
+static void lock_error(struct mc_ctx *ctx, int r, const struct mc_lock_info *info)
+{
+	char hb[32];
+
+	if (r == -EWOULDBLOCK)
+		mc_err("another memctl (%s) is applying; lock '%s/lock' is busy; try again when it "
+		       "is done", holder_text(info->holder, hb), ctx->state_dir);
+	else if (r == -EPERM && info->why)
+		mc_err("refusing the state directory: %s; it must be a directory (not a symlink) "
+		       "owned by root or you, writable by no one else, holding only regular files",
+		       info->why);
+	else if ((r == -EACCES || r == -EPERM || r == -EROFS) && geteuid() != 0)
+		mc_err("changing memory cgroups needs root, or write access to the groups and a "
+		       "state directory of your own (-s DIR): cannot use '%s': %s", ctx->state_dir,
+		       mc_strerror(r));
+	else
+		mc_err("cannot use the state directory '%s': %s", ctx->state_dir, mc_strerror(r));
+}
+
+int mc_take_lock(struct mc_ctx *ctx, struct mc_lock **ret)
+{
+	struct mc_lock_info info;
+	char hb[32];
+	int r;
+
+	r = mc_lock_take(ctx->state_dir, false, ret, &info);
+	if (r == -EWOULDBLOCK && !ctx->no_wait) {
+		if (!ctx->quiet)
+			fprintf(stderr, "memctl: waiting for the lock in '%s' (held by %s)\n",
+				ctx->state_dir, holder_text(info.holder, hb));
+		mc_lock_info_free(&info);
+		r = mc_lock_take(ctx->state_dir, true, ret, &info);
+	}
+	if (r < 0)
+		lock_error(ctx, r, &info);
+	mc_lock_info_free(&info);
+	return r < 0 ? MC_EXIT_HOST : 0;
+}
+
+/*
+ * Takes the host-wide lock on the profile's subtree, so that a memctl with
+ * another state directory cannot plan from or change the same groups at
+ * the same time. Waits at most SUBTREE_WAIT_MS (--no-wait: not at all).
+ */
+#define SUBTREE_WAIT_MS 60000
+static int take_subtree(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_profile *p)
+{
+	char *parent, hb[32];
+	long holder = 0;
+	int r;
+
+	if (mc_host_resolve_parent(ctx->host, p->parent, &parent) < 0)
+		return 0;   /* mc_make_plan says why */
+	r = mc_lock_subtree(lock, ctx->host, parent, 0, &holder);
+	if (r == -EWOULDBLOCK && !ctx->no_wait) {
+		if (!ctx->quiet)
+			fprintf(stderr, "memctl: waiting for %s, which is changing groups at or "
+				"around '%s'\n", holder_text(holder, hb), parent);
+		r = mc_lock_subtree(lock, ctx->host, parent, SUBTREE_WAIT_MS, &holder);
+	}
+	if (r == -EWOULDBLOCK)
+		mc_err("another memctl (%s) is changing groups at or around '%s'%s; try again "
+		       "when it is done", holder_text(holder, hb), parent,
+		       ctx->no_wait ? "" : " (gave up after 60 s)");
+	else if (r < 0)
+		mc_err("cannot lock the groups below '%s': %s", parent, mc_strerror(r));
+	free(parent);
+	return r < 0 ? MC_EXIT_HOST : 0;
+}
+
+/* Runs the writes as one transaction; prints what failed. Returns an exit code. */
+static int run_writes(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_plan *plan)
+{
+	struct mc_txn_result res;
+	int rc = MC_EXIT_OK, r;
+
+	r = mc_txn_apply(ctx->host, lock, plan, &res);
+	if (r == 0) {
+		/* done */
+	} else if (res.done == 0 && res.failed_err == 0) {
+		if (r == -EPERM && mc_lock_why(lock))
+			mc_err("refusing the state directory: %s", mc_lock_why(lock));
+		else
+			mc_err("cannot write the journal in '%s': %s", ctx->state_dir, mc_strerror(r));
+		rc = MC_EXIT_HOST;
+	} else {
+		const struct mc_step *s = &plan->steps[res.failed_step];
+		char *abs = NULL, *msg;
+
+		mc_path_join(plan->parent, s->group, &abs);
+		msg = mc_step_failure(s, abs ? abs : s->group, r, res.readback, mc_strerror(r));
+		mc_err("%s", msg ? msg : mc_strerror(r));
+		free(msg);
+		free(abs);
+		if ((r == -EACCES || r == -EPERM) && geteuid() != 0)
+			mc_err("changing memory cgroups needs root, or write access to the groups");
+		if (res.rolled_back && res.done == 0 && res.undone == 0) {
+			/* The first write was refused: there was nothing to roll back. */
+			mc_err("nothing was changed");
+			rc = MC_EXIT_HOST;
+		} else if (res.rolled_back) {
+			mc_err("rolled back: the host is as before (%zu change%s undone)", res.undone,
+			       res.undone == 1 ? "" : "s");
+			rc = MC_EXIT_FAILED;
+		} else {
+			mc_err("rollback failed at %s: %s", res.rollback_what ? res.rollback_what : "?",
+			       mc_strerror(res.rollback_err));
+			mc_err("the journal is kept in '%s'; run 'memctl rollback'", ctx->state_dir);
+			rc = MC_EXIT_PARTIAL;
+		}
+	}
+	mc_txn_result_release(&res);
+	return rc;
+}
+
+/* Runs the plan's reclaims (after its writes succeeded) and reports each. */
+static void run_reclaims(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_plan *plan,
+			 unsigned concurrency, const struct mc_plan_req *req)
+{
+	struct mc_reclaim_result *res;
+	unsigned peak = 0;
+
+	res = calloc(plan->n ? plan->n : 1, sizeof(*res));
+	if (!res) {
+		mc_err("out of memory: reclaims skipped");
+		return;
+	}
+	mc_reclaims_run(ctx->host, lock, plan, concurrency, res, &peak);
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct mc_step *s = &plan->steps[i];
+		char a[24], b[24];
+
+		if (s->kind != MC_STEP_RECLAIM)
+			continue;
+		if (req->reclaim_done)
+			req->reclaim_done(req->arg, s, res[i].err, res[i].reclaimed);
+		else if (res[i].err < 0)
+			mc_err("reclaim of %s from '%s': %s (got %s)", mc_fmt_size(s->bytes, a), s->group,
+			       mc_strerror(res[i].err), mc_fmt_size(res[i].reclaimed, b));
+		else if (!ctx->quiet)
+			fprintf(ctx->out_f, "%s: reclaimed %s of %s\n", s->group,
+				mc_fmt_size(res[i].reclaimed, a), mc_fmt_size(s->bytes, b));
+	}
+	if (req->ret_peak)
+		*req->ret_peak = peak;
+	free(res);
+}
+
+int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req)
+{
+	struct mc_lock *lock;
+	struct mc_plan plan;
+	int rc;
+
+	if ((rc = mc_take_lock(ctx, &lock)) != 0)
+		return rc;
+	if ((rc = take_subtree(ctx, lock, p)) != 0) {
+		mc_lock_release(lock);
+		return rc;
+	}
+	if (mc_journal_exists(ctx->state_dir)) {
+		mc_err("an interrupted apply left a journal in '%s'; run 'memctl rollback' first",
+		       ctx->state_dir);
+		mc_lock_release(lock);
+		return MC_EXIT_HOST;
+	}
+	/* Plan under the lock: a concurrent apply's result is what we start from. */
+	if ((rc = mc_make_plan(ctx, p, req, &plan)) != 0) {
+		mc_lock_release(lock);
+		return rc;
+	}
+	if (req->dry_run) {
+		rc = MC_EXIT_OK;
+	} else {
+		rc = run_writes(ctx, lock, &plan);
+		if (rc == MC_EXIT_OK)
+			run_reclaims(ctx, lock, &plan, p->concurrency, req);
+	}
+	if (rc == MC_EXIT_OK) {
+		for (size_t i = 0; i < plan.n; i++)
+			if (req->step_done)
+				req->step_done(req->arg, &plan.steps[i]);
+			else if (!ctx->quiet && plan.steps[i].kind != MC_STEP_RECLAIM)
+				mc_print_step(ctx->out_f, "", &plan.steps[i], false);
+		if (!ctx->quiet && !req->step_done && mc_plan_n_changes(&plan) == 0)
+			fprintf(ctx->out_f, "nothing to change\n");
+	}
+	mc_plan_free(&plan);
+	mc_lock_release(lock);
+	return rc;
+}
