@@ -50,8 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (r == -EINVAL) {
 		/* the converter's own read-back check must never be what refuses */
 		for (size_t i = 0; i < errors.n; i++)
-			if (strstr(errors.v[i].msg, "does not read back") ||
-			    strstr(errors.v[i].msg, "does not pass memctl check"))
+			if (strncmp(errors.v[i].msg, "the converted profile does not ", 31) == 0)
 				__builtin_trap();
 	}
 	mc_diags_free(&d);
