@@ -30,8 +30,17 @@
 #include "run-state.h"
 #include "file.h"
 
+struct run_opts {
+	bool once;
+	bool dry_run;
+	bool no_mlock;
+	const char *export_file;  /* --export FILE */
+	enum mc_output out;       /* of --export */
+};
+
 struct run {
 	struct mc_ctx *ctx;
+	const struct run_opts *opts;
 	bool journal;          /* stderr is journald's: "<N>" priority prefixes */
 	char **seen;           /* notes already logged (once per cause) */
 	size_t n_seen;
@@ -223,7 +232,7 @@ static void on_export_warning(void *arg, const char *msg)
 static void export_interval(struct run *r, const struct mc_profile *p,
 			    const struct mc_plan_req *req)
 {
-	enum mc_export_format f = r->ctx->out == MC_OUT_JSON ? MC_EXPORT_JSON : MC_EXPORT_PROM;
+	enum mc_export_format f = r->opts->out == MC_OUT_JSON ? MC_EXPORT_JSON : MC_EXPORT_PROM;
 	char *parent = NULL;
 	const char *buf;
 	size_t len;
@@ -241,9 +250,9 @@ static void export_interval(struct run *r, const struct mc_profile *p,
 	if (e == 0)
 		e = mc_export_render(r->export, f, &buf, &len);
 	if (e == 0)
-		e = mc_file_replace(r->ctx->export_file, buf, len, MC_EXPORT_FILE_MODE);
+		e = mc_file_replace(r->opts->export_file, buf, len, MC_EXPORT_FILE_MODE);
 	if (e < 0)
-		mc_err("cannot export to '%s': %s", r->ctx->export_file, mc_strerror(e));
+		mc_err("cannot export to '%s': %s", r->opts->export_file, mc_strerror(e));
 }
 
 /*
@@ -325,7 +334,7 @@ static int reload(const struct run *r, const char *path, struct mc_profile *cur)
 	struct mc_profile next;
 
 	run_log(r, 6, "SIGHUP: reloading '%s'", path);
-	if (mc_load_profile(path, &next) != 0) {
+	if (mc_load_profile(r->ctx, path, &next) != 0) {
 		run_log(r, 3, "'%s' is invalid (see above): keeping the profile that is running", path);
 		return -EINVAL;
 	}
@@ -420,9 +429,10 @@ static long minor_faults(void)
 	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
 }
 
-static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
+static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
-	struct run run = { .ctx = ctx, .journal = getenv("JOURNAL_STREAM") != NULL };
+	const struct run_opts *o = opts;
+	struct run run = { .ctx = ctx, .opts = o, .journal = getenv("JOURNAL_STREAM") != NULL };
 	struct mc_plan_req req = { .create = true };
 	struct mc_self_group self_group = { 0 };
 	bool once, mlock;
@@ -433,17 +443,17 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 	int rc, sig = 0;
 
 	path = argv[0];
-	once = ctx->once;
-	req.dry_run = ctx->dry_run;
-	mlock = !ctx->no_mlock;
-	if ((rc = mc_load_profile(path, &p)) != 0)
+	once = o->once;
+	req.dry_run = o->dry_run;
+	mlock = !o->no_mlock;
+	if ((rc = mc_load_profile(ctx, path, &p)) != 0)
 		return rc;
 	if ((rc = mc_policy_for_host(ctx, &req.pol)) != 0) {
 		mc_profile_free(&p);
 		return rc;
 	}
 	/* export_interval points it at the profile's parent (which SIGHUP may change) */
-	if (ctx->export_file &&
+	if (o->export_file &&
 	    mc_export_new(ctx->host, "/", on_export_warning, &run, &run.export) < 0) {
 		mc_err("out of memory");
 		mc_policy_free(req.pol);
@@ -491,6 +501,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		run.peak = 0;
 		if (run.export)
 			mc_export_clear_decisions(run.export);
+		req.write_budget_ms = (long)p.interval_ms;
 		run_state_begin(&run.state, ctx, &p);
 		rc = mc_run_plan(ctx, &p, &req);
 		if (run.export)
@@ -528,6 +539,27 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 	return once ? rc : MC_EXIT_OK;
 }
 
+static const struct mc_opt run_opt_once = {
+	"once", 0, MC_OPT_FLAG, NULL, "one interval, then exit with its status",
+	MC_COMPLETE_NONE, NULL, false, offsetof(struct run_opts, once),
+};
+static const struct mc_opt run_opt_dry_run = {
+	"dry-run", 0, MC_OPT_FLAG, NULL, "log the decisions, write nothing",
+	MC_COMPLETE_NONE, NULL, false, offsetof(struct run_opts, dry_run),
+};
+static const struct mc_opt run_opt_no_mlock = {
+	"no-mlock", 0, MC_OPT_FLAG, NULL, "do not lock memctl's memory",
+	MC_COMPLETE_NONE, NULL, false, offsetof(struct run_opts, no_mlock),
+};
+static const struct mc_opt run_opt_export = {
+	"export", 0, MC_OPT_STRING, "FILE", "rewrite FILE atomically with the metrics every interval",
+	MC_COMPLETE_FILE, NULL, false, offsetof(struct run_opts, export_file),
+};
+static const struct mc_opt run_opt_output = {
+	"output", 'o', MC_OPT_OUTPUT, "FORMAT", "of --export: prom (default) or json",
+	MC_COMPLETE_WORDS, "prom json", false, offsetof(struct run_opts, out),
+};
+
 const struct mc_cmd cmd_run_entry = {
 	.name = "run",
 	.args = "PROFILE",
@@ -536,12 +568,16 @@ const struct mc_cmd cmd_run_entry = {
 	.flags = CMD_NEED_HOST,
 	.summary = "apply, then keep the profile and policies right every interval",
 	.help = "Logs one line per decision to stderr (journald priorities when run by systemd).\n"
-		"--once: one interval; --dry-run: log decisions, write nothing;\n"
-		"--no-mlock: do not lock memctl's memory.\n"
-		"--export FILE: rewrite FILE atomically every interval with the metrics of\n"
-		"the profile's groups and the engine's decisions (-o json: JSON, else the\n"
-		"Prometheus text format; see memctl export).\n"
+		"--export FILE holds the metrics of the profile's groups and the engine's\n"
+		"decisions (see memctl export).\n"
 		"SIGHUP reloads the profile (a broken one is reported, the old one kept);\n"
 		"SIGTERM and SIGINT stop after the current interval.\n",
+	.arg_complete = { MC_COMPLETE_PROFILE },
+	.opts = (const struct mc_opt *const[]){ &run_opt_once, &run_opt_dry_run, &run_opt_no_mlock,
+						&run_opt_export, &run_opt_output, &mc_opt_state_dir,
+						&mc_opt_insecure_profile, &mc_opt_cgroup_root,
+						NULL },
+	.opts_size = sizeof(struct run_opts),
+	.opts_default = &(const struct run_opts){ .out = MC_OUT_PROM },
 	.exec = cmd_run_exec,
 };

@@ -50,7 +50,7 @@ static int parse_assignments(struct mc_group_spec *g, const char *abs, int argc,
 	return bad ? -EINVAL : 0;
 }
 
-static int cmd_set_exec(struct mc_ctx *ctx, int argc, char **argv)
+static int cmd_set_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
 	struct mc_group_spec g = { .thp = -1 };
 	struct mc_profile p = { .file = "(command line)", .version = 1 };
@@ -107,7 +107,9 @@ const struct mc_cmd cmd_set_entry = {
 	.max_args = -1,
 	.flags = CMD_NEED_HOST,
 	.summary = "change knobs of one existing group, with apply's checks and rollback",
-	.help = "KNOB: max high low min soft_limit swap_max (or a file name such as memory.max).\n"
-		"VALUE: bytes, 512M, 2G, 25% of the parent's effective limit, or max.\n",
+	.help = "VALUE: bytes, 512M, 2G, 25% of the parent's effective limit, or max.\n",
+	.arg_complete = { MC_COMPLETE_GROUP, MC_COMPLETE_KNOB_SET },
+	.opts = (const struct mc_opt *const[]){ &mc_opt_parent, &mc_opt_state_dir, &mc_opt_no_wait,
+						&mc_opt_quiet, &mc_opt_cgroup_root, NULL },
 	.exec = cmd_set_exec,
 };

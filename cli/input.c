@@ -11,10 +11,8 @@
 #include "cmd.h"
 #include "file.h"
 
-bool mc_insecure_profiles;
-
-int mc_read_input(const char *what, const char *path, size_t max, char **ret_buf,
-		  size_t *ret_len)
+int mc_read_input(const struct mc_ctx *ctx, const char *what, const char *path, size_t max,
+		  char **ret_buf, size_t *ret_len)
 {
 	struct mc_read_opts o = {
 		.max = max,
@@ -23,7 +21,7 @@ int mc_read_input(const char *what, const char *path, size_t max, char **ret_buf
 		 * settings: like sshd and sudo with theirs, refuse one that someone
 		 * else could have changed (host/file.h says what is checked).
 		 */
-		.trust = geteuid() == 0 && !mc_insecure_profiles,
+		.trust = geteuid() == 0 && !ctx->insecure_profile,
 		.uid = getuid(),
 	};
 	char *why = NULL;
@@ -43,14 +41,14 @@ int mc_read_input(const char *what, const char *path, size_t max, char **ret_buf
 	return r < 0 ? MC_EXIT_INVALID : 0;
 }
 
-int mc_load_profile(const char *path, struct mc_profile *ret)
+int mc_load_profile(const struct mc_ctx *ctx, const char *path, struct mc_profile *ret)
 {
 	struct mc_diags d = { 0 };
 	char *buf = NULL;
 	size_t len = 0;
 	int r;
 
-	if ((r = mc_read_input("profile", path, MC_PROFILE_MAX_BYTES, &buf, &len)) != 0)
+	if ((r = mc_read_input(ctx, "profile", path, MC_PROFILE_MAX_BYTES, &buf, &len)) != 0)
 		return r;
 	r = mc_profile_parse(path, buf, len, ret, &d);
 	free(buf);
