@@ -45,9 +45,6 @@ const char *mc_strerror(int err)
 		return "timed out (the kernel was still reclaiming)";
 	case MC_ENOTREG:
 		return "not a regular file";
-	case MC_EEMPTY:
-		return "it is empty (a GROUP names a group below the parent; the parent itself "
-		       "is -p PARENT)";
 	default:
 		return strerror(-err);
 	}
