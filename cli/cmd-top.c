@@ -250,6 +250,7 @@ static int cmd_top_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 		rc = run_batch(ctx, o, &m, cols, n_cols);
 	} else {
 		struct top_screen_opts so = { .delay = o->delay, .cols = cols, .n_cols = n_cols,
+					      .cols_given = o->columns != NULL,
 					      .edit = top_edit, .edit_arg = ctx,
 					      .iterations = o->iterations };
 

@@ -9,7 +9,8 @@
  * Then every option is parsed against the global options and the command's
  * own, into the context (shared options) or the command's option struct.
  * Nothing is kept between calls: the shell parses each line from scratch.
- * The parser prints nothing; mc_opt_error_print says what went wrong.
+ * The parser (mc_call_parse) prints nothing, so that a fuzzer can drive it;
+ * mc_opt_error_print says what went wrong.
  */
 #include <errno.h>
 #include <stdlib.h>
