@@ -26,6 +26,7 @@
 
 #include "cmd.h"
 #include "export.h"
+#include "units.h"
 
 struct run {
 	struct mc_ctx *ctx;
@@ -140,6 +141,31 @@ static void on_notes(struct mc_ctx *ctx, const struct mc_decisions *dec,
 	}
 }
 
+/*
+ * One unit per line: the sizes a log line shows beside a reason (old -> new,
+ * what a reclaim asked for and got) are written in the unit of the
+ * reason's sizes (the engine chose one that divides them), else each on its
+ * own as everywhere else.
+ */
+static const char *line_size(uint64_t v, int shift, char buf[static MC_UNITS_MARK_LEN])
+{
+	return shift < 0 ? mc_fmt_size(v, buf) : mc_units_format(v, (unsigned)shift, buf);
+}
+
+static const char *line_reclaim(const struct mc_step *s, int shift, char *buf, size_t len)
+{
+	char v[MC_UNITS_MARK_LEN];
+	size_t off;
+
+	off = (size_t)snprintf(buf, len, "%s", line_size(s->bytes, shift, v));
+	for (size_t n = 0; s->node_bytes && n < s->n_nodes && off < len; n++)
+		off += (size_t)snprintf(buf + off, len - off, "%s N%zu=%s", n ? "," : " (", n,
+					line_size(s->node_bytes[n], shift, v));
+	if (s->node_bytes && s->n_nodes && off < len)
+		snprintf(buf + off, len - off, ")");
+	return buf;
+}
+
 static void on_step(struct mc_ctx *ctx, const struct mc_step *s)
 {
 	char *line = NULL;
@@ -150,6 +176,15 @@ static void on_step(struct mc_ctx *ctx, const struct mc_step *s)
 		return;	/* logged with its outcome */
 	if (s->kind == MC_STEP_NOTE && !first_time(the_run, s->reason))
 		return;
+	if (s->kind == MC_STEP_WRITE && s->reason) {
+		int u = mc_units_of_line(s->reason);
+		char a[MC_UNITS_MARK_LEN], b[MC_UNITS_MARK_LEN];
+
+		run_log(6, "%s: %s %s -> %s: %s", s->group, s->file,
+			s->old_valid ? line_size(s->old_raw, u, a) : "(new)",
+			line_size(s->new_raw, u, b), s->reason);
+		return;
+	}
 	f = open_memstream(&line, &len);
 	if (!f)
 		return;
@@ -163,24 +198,26 @@ static void on_step(struct mc_ctx *ctx, const struct mc_step *s)
 
 static void on_reclaim(struct mc_ctx *ctx, const struct mc_step *s, int err, uint64_t got)
 {
-	char a[24], b[24], v[128];
+	int u = s->reason ? mc_units_of_line(s->reason) : -1;
+	char a[MC_UNITS_MARK_LEN], v[256];
 
 	the_run->reclaims++;
 	if (err < 0)
-		run_log(4, "%s: reclaim %s: %s (got %s): %s", s->group,
-			mc_fmt_reclaim(s, v, sizeof(v)), mc_strerror(err), mc_fmt_size(got, a), s->reason);
+		run_log(4, "%s: reclaim %s: %s (got %s): %s", s->group, line_reclaim(s, u, v, sizeof(v)),
+			mc_strerror(err), line_size(got, u, a), s->reason);
 	else
-		run_log(6, "%s: reclaim %s: got %s: %s", s->group, mc_fmt_reclaim(s, v, sizeof(v)),
-			mc_fmt_size(got, b), s->reason);
+		run_log(6, "%s: reclaim %s: got %s: %s", s->group, line_reclaim(s, u, v, sizeof(v)),
+			line_size(got, u, a), s->reason);
 }
 
 static void on_dry_step(struct mc_ctx *ctx, const struct mc_step *s)
 {
-	char v[128];
+	char v[256];
 
 	if (s->kind == MC_STEP_RECLAIM)
-		run_log(6, "%s: would reclaim %s: %s", s->group, mc_fmt_reclaim(s, v, sizeof(v)),
-			s->reason);
+		run_log(6, "%s: would reclaim %s: %s", s->group,
+			line_reclaim(s, s->reason ? mc_units_of_line(s->reason) : -1, v, sizeof(v)),
+			s->reason ? s->reason : "");
 	else
 		on_step(ctx, s);
 }
