@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "top-read.h"
-#include "top.h"
+#include "subtree.h"
+#include "columns.h"
 
 enum kind {
 	K_NONE,      /* nothing to offer (a number) */
@@ -548,7 +548,7 @@ static void gen_zsh(FILE *f)
 static int list_groups(struct mc_ctx *ctx)
 {
 	struct mc_host_opts ho = { .cgroup_root = ctx->cgroup_root, .fake_version = ctx->fake_version };
-	struct mc_top_reader *rd = NULL;
+	struct mc_subtree *rd = NULL;
 	struct mc_host *h = NULL;
 	char *parent = NULL;
 	int r;
@@ -557,13 +557,13 @@ static int list_groups(struct mc_ctx *ctx)
 	if (r == 0)
 		r = mc_host_resolve_parent(h, ctx->parent, &parent);
 	if (r == 0)
-		r = mc_top_reader_new(h, parent, &rd);
+		r = mc_subtree_new(h, parent, &rd);
 	if (r == 0)
-		r = mc_top_reader_scan(rd, true);
+		r = mc_subtree_scan(rd, true);
 	if (r >= 0)
-		for (size_t i = 1; i < mc_top_reader_count(rd); i++)
-			fprintf(ctx->out_f, "%s\n", mc_top_reader_entry(rd, i)->path);
-	mc_top_reader_free(rd);
+		for (size_t i = 1; i < mc_subtree_count(rd); i++)
+			fprintf(ctx->out_f, "%s\n", mc_subtree_entry(rd, i)->path);
+	mc_subtree_free(rd);
 	free(parent);
 	if (h)
 		mc_host_free(h);

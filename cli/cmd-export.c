@@ -4,7 +4,7 @@
  * on stdout or atomically into --file. With --profile the engine runs one
  * interval on the profile's parent, as `memctl run --dry-run` would, and
  * its working-set estimates and decisions are exported too; nothing is
- * written to the cgroups. The formats live in export.c.
+ * written to the cgroups. The formats are the read model's (view/export.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +12,12 @@
 
 #include "cmd.h"
 #include "export.h"
+#include "file.h"
+
+static void export_warn(const char *msg)
+{
+	mc_err("%s", msg);
+}
 
 /* One policy interval on the profile's parent; its decisions go to e. Exit code or 0. */
 static int export_engine(struct mc_ctx *ctx, struct mc_export *e, const struct mc_profile *p,
@@ -35,6 +41,7 @@ static int export_engine(struct mc_ctx *ctx, struct mc_export *e, const struct m
 		free(pparent);
 		return r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
 	}
+	mc_print_snapshot_notes(&snap);
 	r = mc_policy_decide(pol, p, &snap, mc_host_caps(ctx->host), &dec, &d);
 	/* policy problems do not stop the export: they are warnings, as in run */
 	mc_print_diags(&d);
@@ -68,7 +75,7 @@ static int cmd_export_exec(struct mc_ctx *ctx, int argc, char **argv)
 		mc_err("invalid parent '%s': %s", ctx->parent, mc_strerror(r));
 		return MC_EXIT_INVALID;
 	}
-	r = mc_export_new(ctx->host, parent, &e);
+	r = mc_export_new(ctx->host, parent, export_warn, &e);
 	if (r < 0) {
 		mc_err("out of memory");
 		free(parent);
@@ -91,7 +98,7 @@ static int cmd_export_exec(struct mc_ctx *ctx, int argc, char **argv)
 	}
 	r = mc_export_render(e, f, &buf, &len);
 	if (r == 0 && ctx->script)
-		r = mc_export_write_file(e, ctx->script, buf, len);
+		r = mc_file_replace(ctx->script, buf, len, MC_EXPORT_FILE_MODE);
 	else if (r == 0 && fwrite(buf, 1, len, ctx->out_f) != len)
 		r = -EIO;
 	if (r < 0) {

@@ -36,6 +36,7 @@ static void print_value(struct mc_ctx *ctx, const struct mc_group_snap *g, int w
 	const struct mc_caps *caps = mc_host_caps(ctx->host);
 	const char *label = what == GET_USAGE ? "usage" : mc_knob_info(what)->name;
 	bool valid = what == GET_USAGE ? g->usage_valid : g->raw_valid[what];
+	bool bad = g->bad & (what == GET_USAGE ? MC_BAD_USAGE : 1u << what);
 	uint64_t v = 0;
 	char buf[24];
 
@@ -54,7 +55,8 @@ static void print_value(struct mc_ctx *ctx, const struct mc_group_snap *g, int w
 	if (valid)
 		fprintf(ctx->out_f, "%s\n", mc_fmt_size(v, buf));
 	else
-		fprintf(ctx->out_f, "-%s\n", name ? "  (no such file on this host)" : "");
+		fprintf(ctx->out_f, "-%s\n", !name ? "" : bad ? "  (did not parse)"
+							: "  (no such file on this host)");
 }
 
 static int cmd_get_exec(struct mc_ctx *ctx, int argc, char **argv)
@@ -87,6 +89,7 @@ static int cmd_get_exec(struct mc_ctx *ctx, int argc, char **argv)
 		free(abs);
 		return r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
 	}
+	mc_print_snapshot_notes(&snap);
 	if (ctx->out == MC_OUT_JSON) {
 		fputs("{\"group\":", ctx->out_f);
 		mc_json_str(ctx->out_f, abs);

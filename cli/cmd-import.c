@@ -4,7 +4,7 @@
  *
  * The profile goes to stdout, or replaces PROFILE atomically (a temporary
  * file in the same directory, renamed over it), so a failed import never
- * leaves half a profile behind. Everything that is not converted is named
+ * leaves half a profile behind; only a regular file is replaced. Everything that is not converted is named
  * on stderr at its place; the exit status says whether anything was left
  * out (MC_EXIT_INCOMPLETE), so scripts can tell a full conversion from a
  * partial one. The output is never written when the input has an error.
@@ -18,94 +18,10 @@
 
 #include "cgconfig.h"
 #include "cmd.h"
+#include "file.h"
 
 /* cgconfig.conf files are small; a bigger one is not what we think it is. */
 #define CGCONFIG_MAX_BYTES (16 * 1024 * 1024)
-
-/* Reads all of fd into *ret (NUL-terminated). 0, -EFBIG or -errno. */
-static int read_all(int fd, char **ret, size_t *ret_len)
-{
-	size_t len = 0, cap = 0;
-	char *buf = NULL;
-
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= cap) {
-			char *b;
-
-			if (cap > CGCONFIG_MAX_BYTES) {
-				free(buf);
-				return -EFBIG;
-			}
-			cap = cap ? cap * 2 : 65536;
-			b = realloc(buf, cap);
-			if (!b) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = b;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int r = -errno;
-
-			free(buf);
-			return r;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (len > CGCONFIG_MAX_BYTES) {
-		free(buf);
-		return -EFBIG;
-	}
-	buf[len] = '\0';
-	*ret = buf;
-	*ret_len = len;
-	return 0;
-}
-
-/* Writes text to path through a temporary file renamed over it. 0 or -errno. */
-static int write_atomic(const char *path, const char *text)
-{
-	size_t len = strlen(text), off = 0;
-	char *tmp = NULL;
-	int fd, r = 0;
-
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-		return -ENOMEM;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		free(tmp);
-		return r;
-	}
-	while (off < len && r == 0) {
-		ssize_t n = write(fd, text + off, len - off);
-
-		if (n < 0 && errno != EINTR)
-			r = -errno;
-		else if (n > 0)
-			off += (size_t)n;
-	}
-	/* a profile must not be writable by others: memctl refuses those as root */
-	if (r == 0 && fchmod(fd, 0644) < 0)
-		r = -errno;
-	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-	free(tmp);
-	return r;
-}
 
 static int cmd_import_exec(struct mc_ctx *ctx, int argc, char **argv)
 {
@@ -115,20 +31,19 @@ static int cmd_import_exec(struct mc_ctx *ctx, int argc, char **argv)
 	struct mc_diags skipped = { 0 }, errors = { 0 };
 	char *buf = NULL;
 	size_t len = 0;
-	int fd, r, rc;
+	int r, rc;
 
 	if (ctx->out == MC_OUT_JSON) {
 		mc_err("import writes a YAML profile; -o json does not apply to it");
 		return MC_EXIT_INVALID;
 	}
-	fd = strcmp(in, "-") == 0 ? STDIN_FILENO : open(in, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		mc_err("cannot read '%s': %s", in, mc_strerror(-errno));
-		return MC_EXIT_INVALID;
+	if (strcmp(in, "-") == 0) {
+		r = mc_file_read_fd(STDIN_FILENO, CGCONFIG_MAX_BYTES, &buf, &len);
+	} else {
+		struct mc_read_opts o = { .max = CGCONFIG_MAX_BYTES };
+
+		r = mc_file_read(in, &o, &buf, &len, NULL);
 	}
-	r = read_all(fd, &buf, &len);
-	if (fd != STDIN_FILENO)
-		close(fd);
 	if (r < 0) {
 		mc_err("cannot read '%s': %s", name,
 		       r == -EFBIG ? "larger than 16 MiB, not a cgconfig.conf" : mc_strerror(r));
@@ -152,11 +67,13 @@ static int cmd_import_exec(struct mc_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	if (out) {
-		r = write_atomic(out, res.yaml);
+		/* a profile must not be writable by others: memctl refuses those as root */
+		r = mc_file_replace(out, res.yaml, strlen(res.yaml), 0644);
 		if (r < 0) {
-			mc_err("cannot write '%s': %s", out, mc_strerror(r));
+			mc_err("cannot write '%s': %s%s", out, mc_strerror(r), r == -MC_ENOTREG ?
+			       " (only a regular file is replaced, or a new one created)" : "");
 			mc_cgconfig_result_free(&res);
-			rc = MC_EXIT_HOST;
+			rc = r == -MC_ENOTREG ? MC_EXIT_INVALID : MC_EXIT_HOST;
 			goto out;
 		}
 	} else {

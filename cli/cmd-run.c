@@ -26,6 +26,7 @@
 
 #include "cmd.h"
 #include "export.h"
+#include "file.h"
 #include "units.h"
 
 struct run {
@@ -255,7 +256,7 @@ static void export_interval(struct run *r, const struct mc_profile *p,
 	if (e == 0)
 		e = mc_export_render(r->export, f, &buf, &len);
 	if (e == 0)
-		e = mc_export_write_file(r->export, r->ctx->export_file, buf, len);
+		e = mc_file_replace(r->ctx->export_file, buf, len, MC_EXPORT_FILE_MODE);
 	if (e < 0)
 		mc_err("cannot export to '%s': %s", r->ctx->export_file, mc_strerror(e));
 }
@@ -439,14 +440,12 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		return rc;
 	}
 	/* export_interval points it at the profile's parent (which SIGHUP may change) */
-	if (ctx->export_file && mc_export_new(ctx->host, "/", &run.export) < 0) {
+	if (ctx->export_file && mc_export_new(ctx->host, "/", on_export_warning, &run.export) < 0) {
 		mc_err("out of memory");
 		mc_policy_free(req.pol);
 		mc_profile_free(&p);
 		return MC_EXIT_HOST;
 	}
-	if (run.export)
-		mc_export_set_warn(run.export, on_export_warning);
 #if defined(__SANITIZE_ADDRESS__)
 	/* The sanitizer's shadow memory cannot be locked: test builds skip it. */
 	mlock = false;

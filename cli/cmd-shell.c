@@ -22,7 +22,7 @@
 #include <readline/readline.h>
 
 #include "cmd.h"
-#include "top-read.h"
+#include "subtree.h"
 
 #define SHELL_MAX_ARGS 128
 #define SHELL_HISTORY_LINES 2000
@@ -168,16 +168,16 @@ static char *words_generator(const char *text, int state)
 /* Group paths below the parent, from a walk of the live tree. */
 static void add_groups(void)
 {
-	struct mc_top_reader *rd = NULL;
+	struct mc_subtree *rd = NULL;
 	char *parent = NULL;
 
 	if (!shell_ctx->host || mc_host_resolve_parent(shell_ctx->host, shell_ctx->parent,
 							 &parent) < 0)
 		return;
-	if (mc_top_reader_new(shell_ctx->host, parent, &rd) == 0 && mc_top_reader_scan(rd, true) >= 0)
-		for (size_t i = 1; i < mc_top_reader_count(rd); i++)
-			words_add(mc_top_reader_entry(rd, i)->path);
-	mc_top_reader_free(rd);
+	if (mc_subtree_new(shell_ctx->host, parent, &rd) == 0 && mc_subtree_scan(rd, true) >= 0)
+		for (size_t i = 1; i < mc_subtree_count(rd); i++)
+			words_add(mc_subtree_entry(rd, i)->path);
+	mc_subtree_free(rd);
 	free(parent);
 }
 

@@ -47,7 +47,7 @@ static void features(const struct mc_host_status *st, struct feature ret[3])
  * How each reclaim policy reaches the kernel on this host: native (the
  * kernel does it), emulated (memctl run does it from user space), computed
  * (decided and shown, not enforceable here). Derived from the discovered
- * facts, the table of ../shared/DESIGN.md "Mechanism by host".
+ * facts, as docs/ARCHITECTURE.md's table "Mechanism by host" says.
  */
 struct policy_mech {
 	const char *name;

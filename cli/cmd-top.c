@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "render.h"
 #include "top.h"
 
 static double now_seconds(void)
@@ -106,6 +107,8 @@ static int top_edit(void *arg, const char *group_abs, const char *assignment, ch
 static int run_batch(struct mc_ctx *ctx, struct top_model *m, const int *cols, size_t n_cols)
 {
 	double next = now_seconds();
+	struct mc_buf out = { 0 };
+	int rc = MC_EXIT_OK;
 
 	for (long i = 0; ctx->iterations == 0 || i < ctx->iterations; i++) {
 		int r;
@@ -127,15 +130,27 @@ static int run_batch(struct mc_ctx *ctx, struct top_model *m, const int *cols, s
 			r = top_model_fill(m, 0, m->n_order, (size_t)-1, top_cols_parts(cols, n_cols));
 		if (r < 0) {
 			mc_err("cannot read '%s': %s", m->parent, mc_strerror(r));
-			return r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
+			rc = r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
+			break;
 		}
-		top_batch_print(ctx->out_f, m, cols, n_cols, ctx->out == MC_OUT_JSON);
-		if (fflush(ctx->out_f) != 0) {
+		mc_buf_reset(&out);
+		if (ctx->out == MC_OUT_JSON)
+			top_render_json(&out, m, cols, n_cols);
+		else
+			top_render_text(&out, m, cols, n_cols);
+		if (mc_buf_error(&out) < 0) {
+			mc_err("out of memory");
+			rc = MC_EXIT_HOST;
+			break;
+		}
+		if (fwrite(out.p, 1, out.len, ctx->out_f) != out.len || fflush(ctx->out_f) != 0) {
 			mc_err("cannot write output: %s", mc_strerror(-errno));
-			return MC_EXIT_HOST;
+			rc = MC_EXIT_HOST;
+			break;
 		}
 	}
-	return MC_EXIT_OK;
+	mc_buf_release(&out);
+	return rc;
 }
 
 static int cmd_top_exec(struct mc_ctx *ctx, int argc, char **argv)

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "format.h"
 #include "host.h"
 #include "txn.h"
 #include "plan.h"
@@ -130,6 +131,18 @@ void mc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern bool mc_insecure_profiles;
 
 /*
+ * Reads the input file path (what names it in messages: "profile",
+ * "script") whole into *ret_buf (NUL-terminated, the caller frees it) and
+ * *ret_len: a regular file of at most max bytes, read consistently, and as
+ * root only when it passes the trust check of host/file.h (mc_file_trust:
+ * the file and every folder on its resolved path owned by root or the
+ * caller and not writable by others), unless --insecure-profile. Prints
+ * why it refuses; returns 0 or MC_EXIT_INVALID.
+ */
+int mc_read_input(const char *what, const char *path, size_t max, char **ret_buf,
+		  size_t *ret_len);
+
+/*
  * Reads and validates a profile file. Prints every diagnostic; returns 0,
  * or MC_EXIT_INVALID (bad profile, unreadable file).
  */
@@ -137,6 +150,9 @@ int mc_load_profile(const char *path, struct mc_profile *ret);
 
 /* Prints every diagnostic of d on stderr. */
 void mc_print_diags(const struct mc_diags *d);
+
+/* Says what a snapshot could not read (its notes: files that did not parse) through mc_err. */
+void mc_print_snapshot_notes(const struct mc_snapshot *s);
 
 /*
  * What one plan/apply iteration should do, and how it reports. The
@@ -194,19 +210,15 @@ const char *mc_strerror(int err);
 /* Width of the name column of get and status: the longest knob name. */
 #define MC_NAME_COL ((int)sizeof("reclaim_protect_active") - 1)
 
-/* Prints s as a JSON string literal (quotes included). */
+/* Prints s as a JSON string literal (quotes included; escape.h's rules). */
 void mc_json_str(FILE *f, const char *s);
 /* Prints a raw value as JSON: a number, or "max". */
 void mc_json_size(FILE *f, uint64_t v);
-/* Formats a value for people: "max", "256M", "4097". */
-const char *mc_fmt_size(uint64_t v, char buf[static 24]);
+/* Prints s escaped for a terminal (escape.h's text rules). */
+void mc_text_str(FILE *f, const char *s);
 /* A reclaim step's amount and node split: "64M (N0=48M, N1=16M)". */
 const char *mc_fmt_reclaim(const struct mc_step *s, char *buf, size_t len);
 /* Prints the plan in ctx->out format. */
 void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *title);
-
-/* Abstract value of knob k from raw file values (v1 swap is memsw - max). */
-uint64_t mc_abstract_value(const struct mc_caps *caps, enum mc_knob k,
-			   const uint64_t raw[MC_KNOB__COUNT]);
 
 #endif

@@ -12,9 +12,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-
-/* Profiles are small; a larger file is a mistake or an attack, not a profile. */
-#define PROFILE_MAX_BYTES (1024 * 1024)
+#include "file.h"
 
 void (*mc_err_hook)(const char *msg);
 
@@ -47,6 +45,8 @@ const char *mc_strerror(int err)
 		return "an interrupted apply left a journal; run 'memctl rollback' first";
 	case EBADMSG:
 		return "the journal is damaged";
+	case MC_ENOTREG:
+		return "not a regular file";
 	default:
 		return strerror(-err);
 	}
@@ -66,113 +66,42 @@ void mc_print_diags(const struct mc_diags *d)
 	}
 }
 
-static int check_profile_trust(const char *path, int fd);
-
-static int read_file(const char *path, char **ret, size_t *ret_len)
+void mc_print_snapshot_notes(const struct mc_snapshot *s)
 {
-	struct stat st;
-	char *buf;
-	size_t len = 0;
-	int fd, r;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto out;
-	}
-	if ((r = check_profile_trust(path, fd)) < 0)
-		goto out;
-	if (!S_ISREG(st.st_mode)) {
-		r = -EISDIR;
-		goto out;
-	}
-	if (st.st_size > PROFILE_MAX_BYTES) {
-		r = -EFBIG;
-		goto out;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		r = -ENOMEM;
-		goto out;
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf + len, (size_t)st.st_size + 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			free(buf);
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > (size_t)st.st_size) {
-			/* It grew while we read it. */
-			r = -EFBIG;
-			free(buf);
-			goto out;
-		}
-	}
-	*ret = buf;
-	*ret_len = len;
-	r = 0;
-out:
-	close(fd);
-	return r;
+	for (size_t i = 0; i < s->n_notes; i++)
+		mc_err("warning: %s", s->notes[i]);
 }
 
 bool mc_insecure_profiles;
 
-/*
- * As root, a profile decides what is written to the kernel's memory
- * settings, so like sshd and sudo with their files we refuse one that
- * someone else could have changed: writable by group or others, owned by a
- * user other than root or the caller, or in a directory others may write
- * to without the sticky bit (they could replace the file).
- */
-static int check_profile_trust(const char *path, int fd)
+int mc_read_input(const char *what, const char *path, size_t max, char **ret_buf,
+		  size_t *ret_len)
 {
-	struct stat st, dst;
-	char *dir, *slash;
-	int r = 0;
+	struct mc_read_opts o = {
+		.max = max,
+		/*
+		 * As root, the file decides what is written to the kernel's memory
+		 * settings: like sshd and sudo with theirs, refuse one that someone
+		 * else could have changed (host/file.h says what is checked).
+		 */
+		.trust = geteuid() == 0 && !mc_insecure_profiles,
+		.uid = getuid(),
+	};
+	char *why = NULL;
+	int r;
 
-	if (geteuid() != 0 || mc_insecure_profiles)
-		return 0;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		mc_err("refusing profile '%s': it is writable by %s (mode %04o); "
-		       "fix with 'chmod go-w' or pass --insecure-profile", path,
-		       st.st_mode & S_IWOTH ? "others" : "its group", (unsigned)(st.st_mode & 07777));
-		return -EKEYREJECTED;
+	r = mc_file_read(path, &o, ret_buf, ret_len, &why);
+	if (r == -EKEYREJECTED) {
+		mc_err("refusing %s '%s': %s; pass --insecure-profile to accept it", what, path, why);
+		free(why);
+	} else if (r == -EFBIG) {
+		mc_err("%s: %s is larger than %zu bytes", path, what, max);
+	} else if (r == -EAGAIN) {
+		mc_err("cannot read %s '%s': it kept changing while being read", what, path);
+	} else if (r < 0) {
+		mc_err("cannot read %s '%s': %s", what, path, mc_strerror(r));
 	}
-	if (st.st_uid != 0 && st.st_uid != getuid()) {
-		mc_err("refusing profile '%s': it is owned by uid %u, not root or the caller; "
-		       "fix with chown or pass --insecure-profile", path, (unsigned)st.st_uid);
-		return -EKEYREJECTED;
-	}
-	dir = strdup(path);
-	if (!dir)
-		return -ENOMEM;
-	slash = strrchr(dir, '/');
-	if (!slash)
-		strcpy(dir, ".");
-	else if (slash == dir)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
-	if (stat(dir, &dst) == 0 && (dst.st_mode & (S_IWGRP | S_IWOTH)) && !(dst.st_mode & S_ISVTX)) {
-		mc_err("refusing profile '%s': its directory '%s' is writable by others without the "
-		       "sticky bit (mode %04o), so the file could be replaced; pass --insecure-profile "
-		       "to accept it", path, dir, (unsigned)(dst.st_mode & 07777));
-		r = -EKEYREJECTED;
-	}
-	free(dir);
-	return r;
+	return r < 0 ? MC_EXIT_INVALID : 0;
 }
 
 int mc_load_profile(const char *path, struct mc_profile *ret)
@@ -182,17 +111,8 @@ int mc_load_profile(const char *path, struct mc_profile *ret)
 	size_t len = 0;
 	int r;
 
-	r = read_file(path, &buf, &len);
-	if (r == -EKEYREJECTED)
-		return MC_EXIT_INVALID;	/* check_profile_trust said why */
-	if (r == -EFBIG) {
-		mc_err("%s: profile is larger than %d bytes", path, PROFILE_MAX_BYTES);
-		return MC_EXIT_INVALID;
-	}
-	if (r < 0) {
-		mc_err("cannot read profile '%s': %s", path, mc_strerror(r));
-		return MC_EXIT_INVALID;
-	}
+	if ((r = mc_read_input("profile", path, MC_PROFILE_MAX_BYTES, &buf, &len)) != 0)
+		return r;
 	r = mc_profile_parse(path, buf, len, ret, &d);
 	free(buf);
 	if (r < 0) {
@@ -243,6 +163,7 @@ int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc
 		return MC_EXIT_HOST;
 	}
 	free(parent);
+	mc_print_snapshot_notes(&snap);
 	if (req->pol) {
 		/* Policy problems do not stop the plan: the profile's own values still apply. */
 		r = mc_policy_decide(req->pol, p, &snap, mc_host_caps(ctx->host), &dec, &d);

@@ -3,21 +3,33 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "escape.h"
+
+/*
+ * Writes what esc appends for s. Out of memory, the output says so in the
+ * value's place (never the raw string, never a part of it).
+ */
+static void print_escaped(FILE *f, const char *s, void (*esc)(struct mc_buf *, const char *),
+			  const char *oom)
+{
+	struct mc_buf b = { 0 };
+
+	esc(&b, s);
+	if (mc_buf_error(&b) == 0)
+		fwrite(b.p, 1, b.len, f);
+	else
+		fputs(oom, f);
+	mc_buf_release(&b);
+}
 
 void mc_json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	print_escaped(f, s ? s : "", mc_esc_json, "\"(out of memory)\"");
+}
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+void mc_text_str(FILE *f, const char *s)
+{
+	print_escaped(f, s, mc_esc_text, "(out of memory)");
 }
 
 void mc_json_size(FILE *f, uint64_t v)
@@ -28,22 +40,6 @@ void mc_json_size(FILE *f, uint64_t v)
 		fprintf(f, "%" PRIu64, v);
 }
 
-const char *mc_fmt_size(uint64_t v, char buf[static 24])
-{
-	if (mc_size_format(v, buf, 24) < 0)
-		snprintf(buf, 24, "%" PRIu64, v);
-	return buf;
-}
-
-uint64_t mc_abstract_value(const struct mc_caps *caps, enum mc_knob k,
-			   const uint64_t raw[MC_KNOB__COUNT])
-{
-	if (k != MC_KNOB_SWAP || caps->ver != MC_CGV1)
-		return raw[k];
-	if (raw[MC_KNOB_SWAP] == MC_SIZE_MAX || raw[MC_KNOB_MAX] == MC_SIZE_MAX)
-		return MC_SIZE_MAX;
-	return raw[MC_KNOB_SWAP] - raw[MC_KNOB_MAX];
-}
 
 static const char *step_action(const struct mc_step *s)
 {

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "caps.h"
 #include "diag.h"
 #include "knob.h"
 #include "policy.h"

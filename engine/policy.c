@@ -40,8 +40,8 @@
  *    rises at once, holds while the active size dips (a job between passes
  *    over its pages is still using them; v1 shows no access counters that
  *    would tell), follows it down only after the hold, never exceeds usage
- *    plus refaults, and is capped at the group's max. v1 memory.stat is
- *    read with the group-local keys, falling back to total_* ones. The
+ *    plus refaults, and is capped at the group's max. memory.stat keys
+ *    are v2's on every host (the host layer renames v1's total_* ones). The
  *    estimate (or the size of protect: SIZE) is a floor for the split
  *    above. On v2 it becomes memory.low. v1 has no memory.low and limit
  *    reclaim walks every child, so the unprotected siblings get
@@ -445,18 +445,20 @@ static int push_note(struct build *b, char *note)
 
 /* ---- reading the snapshot ---- */
 
-/* A memory.stat value: the group-local key, else v1's hierarchical total_ one. */
-static bool stat2(const struct mc_group_snap *g, const char *local, const char *total,
-		  uint64_t *ret)
+/*
+ * A memory.stat value by its v2 name (the host layer gives v2 names on
+ * every host; they count the group's whole subtree).
+ */
+static bool stat_get(const struct mc_group_snap *g, const char *key, uint64_t *ret)
 {
-	return mc_kvs_get(&g->stat, local, ret) == 0 || mc_kvs_get(&g->stat, total, ret) == 0;
+	return mc_kvs_get(&g->stat, key, ret) == 0;
 }
 
-static uint64_t stat_or0(const struct mc_group_snap *g, const char *local, const char *total)
+static uint64_t stat_or0(const struct mc_group_snap *g, const char *key)
 {
 	uint64_t v;
 
-	return stat2(g, local, total, &v) ? v : 0;
+	return stat_get(g, key, &v) ? v : 0;
 }
 
 static uint64_t page_down(uint64_t v, uint64_t page)
@@ -505,18 +507,15 @@ static void node_stats(struct build *b, struct node *nd)
 
 	nd->usage_valid = g->usage_valid;
 	nd->usage = g->usage_valid ? g->usage : 0;
-	nd->active_anon = stat_or0(g, "active_anon", "total_active_anon");
-	nd->active_file = stat_or0(g, "active_file", "total_active_file");
+	nd->active_anon = stat_or0(g, "active_anon");
+	nd->active_file = stat_or0(g, "active_file");
 	nd->active = nd->active_anon + nd->active_file;
-	nd->inactive_file = stat_or0(g, "inactive_file", "total_inactive_file");
+	nd->inactive_file = stat_or0(g, "inactive_file");
 
-	have_a = stat2(g, "workingset_refault_anon", "total_workingset_refault_anon", &a);
-	have_f = stat2(g, "workingset_refault_file", "total_workingset_refault_file", &f);
+	have_a = stat_get(g, "workingset_refault_anon", &a);
+	have_f = stat_get(g, "workingset_refault_file", &f);
 	if (have_a || have_f) {
 		nd->refault_now = a + f;
-		nd->refault_now_valid = true;
-	} else if (stat2(g, "workingset_refault", "total_workingset_refault", &a)) {
-		nd->refault_now = a;
 		nd->refault_now_valid = true;
 	}
 	/* First interval, or a counter that went back (a new group): no refaults. */
@@ -536,8 +535,7 @@ static void node_stats(struct build *b, struct node *nd)
 			nd->fallback_delta = nd->fallback_now - st->fallback;
 	}
 
-	if (!stat2(g, "anon_thp", "total_anon_thp", &thp))
-		stat2(g, "rss_huge", "total_rss_huge", &thp);
+	stat_get(g, "anon_thp", &thp);
 	nd->thp = nd->spec->thp == 1 || (nd->spec->thp == -1 && thp > 0);
 
 	/* Streams: mostly inactive file cache that is not needed again. */
@@ -846,7 +844,8 @@ static int split_node(struct build *b, size_t i)
 		 * the patch's switch protects it, so it would take the working
 		 * set itself. Keep protect: active groups out of memctl's
 		 * reclaim altogether; the kernel's reclaim sees memory.low (v2)
-		 * or the siblings' caps (v1) (DESIGN.md).
+		 * or the siblings' caps (v1); see "Mechanism by host" in
+		 * docs/ARCHITECTURE.md.
 		 */
 		if (c->spec && c->spec->protect == MC_PROTECT_ACTIVE)
 			prot[k] = usage[k];

@@ -6,13 +6,14 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "caps.h"
 #include "knob.h"
 #include "profile.h"
 #include "snapshot.h"
 
 /*
- * The policy engine: the five reclaim policies of ../shared/DESIGN.md as pure
- * computation. Each interval, mc_policy_decide() turns a profile plus a live
+ * The policy engine: the five reclaim policies (docs/ARCHITECTURE.md,
+ * "The five policies") as pure computation. Each interval, mc_policy_decide() turns a profile plus a live
  * snapshot into
  *   - knob values derived by the policies (memory.low from a working-set
  *     estimate, a 2 MiB aligned high, a v1 sibling cap on limit_in_bytes...),

@@ -16,6 +16,7 @@
  */
 
 #define MC_PROFILE_MAX_DEPTH 32       /* nesting of groups */
+#define MC_PROFILE_MAX_BYTES (1024 * 1024)  /* a larger file is a mistake or an attack */
 #define MC_GROUP_NAME_MAX 255
 
 enum mc_protect {

@@ -435,6 +435,9 @@ void mc_snapshot_free(struct mc_snapshot *s)
 	for (size_t i = 0; i < s->n; i++)
 		mc_group_snap_free(&s->groups[i]);
 	free(s->groups);
+	for (size_t i = 0; i < s->n_notes; i++)
+		free(s->notes[i]);
+	free(s->notes);
 	free(s->parent);
 	memset(s, 0, sizeof(*s));
 }

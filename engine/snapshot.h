@@ -47,11 +47,17 @@ struct mc_group_snap {
 	struct mc_kvs *numa;     /* per node: numa_stat lines "N0=..." by field */
 	size_t n_numa;
 	struct mc_psi psi;
+	/*
+	 * Files that were there but did not parse, one bit per file of the host
+	 * layer (mc_host_bad_files names them): their parts are invalid, never
+	 * zero.
+	 */
+	uint32_t bad;
 };
 
 struct mc_snapshot {
 	char *parent;            /* absolute cgroup path of the parent, "/..." */
-	uint64_t parent_limit;   /* effective limit at the parent: min of ancestors' max, or RAM */
+	uint64_t parent_limit;   /* the parent's effective limit (mc_host_effective_limit) */
 	/* vm.max_reclaimers_per_node of memctl's kernel patch; -1: no such sysctl */
 	long kernel_per_node;
 	/* groups read with their files opened and closed again, past the budget
@@ -60,6 +66,9 @@ struct mc_snapshot {
 	size_t fd_budget;
 	struct mc_group_snap *groups;  /* [0] is the parent itself, then preorder */
 	size_t n;
+	/* what the front ends must say: one line per group with files that did not parse */
+	char **notes;
+	size_t n_notes;
 };
 
 /* Finds a group by path relative to the parent; NULL when absent. */

@@ -648,7 +648,7 @@ static int count_numa_nodes(void)
 
 /*
  * Snapshots keep the files of up to half the soft RLIMIT_NOFILE open (see
- * snapshot-read.c). The soft limit is often 1024 (systemd's default) with a
+ * subtree.c). The soft limit is often 1024 (systemd's default) with a
  * hard limit far above: raise it to the hard one, as systemd advises
  * programs that need many descriptors to do. The only descriptor memctl
  * waits on (readline, ncurses: select/poll) is standard input, so high
@@ -674,6 +674,7 @@ int mc_host_open(const struct mc_host_opts *o, struct mc_host **ret)
 		return -ENOMEM;
 	h->rootfd = -1;
 	raise_nofile();
+	host_fd_budget_update(h);
 	r = o && o->cgroup_root ? open_fake(h, o) : open_real(h);
 	if (r < 0)
 		goto fail;
@@ -714,7 +715,7 @@ void mc_host_free(struct mc_host *h)
 {
 	if (!h)
 		return;
-	host_cache_clear(h);
+	host_trees_free(h);
 	host_buf_free(&h->buf);
 	if (h->rootfd >= 0)
 		close(h->rootfd);

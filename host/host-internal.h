@@ -10,7 +10,7 @@
 #include "host.h"
 
 /*
- * Private to the host layer (discover.c, cgfs.c, snapshot-read.c, txn.c):
+ * Private to the host layer (discover.c, cgfs.c, subtree.c, txn.c...):
  * the host handle and the helpers the files share. Front ends and tests use
  * host.h only.
  *
@@ -36,25 +36,10 @@ enum host_file {
 	HOST_FILE__COUNT
 };
 
-/* A group whose descriptors the snapshot keeps open between calls. */
-struct host_group {
-	char *path;                 /* absolute cgroup path */
-	DIR *dir;                   /* read again (rewinddir) every snapshot */
-	ino_t ino;                  /* of the directory: a recreated group differs */
-	int fd[HOST_FILE__COUNT];   /* -1 when not open (missing, or not needed) */
-	bool probed;                /* files looked for at least once */
-	bool cached;                /* in h->cache (else closed after one snapshot) */
-	unsigned gen;               /* last snapshot that saw this group */
-};
+/* Subtree readers kept by the host for its snapshots, one per parent. */
+#define HOST_TREES 4
 
-/* Kept-open groups, sorted by path. */
-struct host_cache {
-	struct host_group **v;
-	size_t n;
-	size_t cap;
-	size_t nfds;                /* descriptors held by the groups in v */
-	unsigned gen;               /* of the snapshot being taken */
-};
+struct mc_subtree;
 
 /* A read buffer that grows to fit a file; never truncates. */
 struct host_buf {
@@ -67,8 +52,12 @@ struct mc_host {
 	struct mc_caps caps;
 	bool fake;
 	int rootfd;                 /* O_PATH|O_DIRECTORY of the memory mount */
-	struct host_cache cache;
 	struct host_buf buf;
+	struct mc_subtree *trees[HOST_TREES];
+	unsigned long tree_used[HOST_TREES];   /* for least-recently-used */
+	unsigned long tree_clock;
+	size_t kept_fds;            /* descriptors the subtree readers keep open */
+	size_t fd_budget;           /* at most this many (mc_host_fd_budget) */
 
 	/*
 	 * Knob writes of this process, for the test-only failure injection
@@ -140,7 +129,17 @@ int host_fault_init(struct mc_host *h);
 /* The file read into slot f (enum mc_knob or enum host_file) on this host, or NULL. */
 const char *host_slot_file(const struct mc_host *h, int f);
 
-/* Closes every kept-open group (snapshot-read.c). */
-void host_cache_clear(struct mc_host *h);
+/* Sets h->fd_budget from the soft RLIMIT_NOFILE now. */
+void host_fd_budget_update(struct mc_host *h);
+
+/* Frees the host's subtree readers (subtree.c). */
+void host_trees_free(struct mc_host *h);
+
+/*
+ * Joins a path and one name: "/" + "a" is "/a", "/a" + "b" is "/a/b", "" +
+ * "a" is "a" (a '/' goes between unless base is empty or ends in one).
+ * -ENAMETOOLONG past PATH_MAX, -ENOMEM.
+ */
+int host_join(const char *base, const char *name, char **ret);
 
 #endif

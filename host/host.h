@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "caps.h"
 #include "knob.h"
 #include "snapshot.h"
 
@@ -92,12 +93,39 @@ int mc_host_resolve_parent(struct mc_host *h, const char *spec, char **ret);
 /*
  * Reads the subtree rooted at parent (absolute cgroup path) into a
  * snapshot: the parent itself first, then every descendant in preorder with
- * knob values, usage, memory.stat, numa_stat, events and pressure. A group
- * that disappears while being read is kept with present=false. Directory
- * descriptors are kept open inside h between calls, so a later snapshot of
- * the same tree only preads. -ENOENT when parent does not exist.
+ * knob values, usage, memory.stat, numa_stat, events and pressure, through
+ * the subtree reader (subtree.h: its rules for missing and unparsable
+ * files, and v2 key names on every host). A group that disappears while
+ * being read is kept with present=false. h keeps the reader of the last few
+ * parents between calls, so a later snapshot of the same tree only preads.
+ * A file that does not parse adds a line to ret->notes. -ENOENT when parent
+ * does not exist.
  */
 int mc_host_snapshot(struct mc_host *h, const char *parent, struct mc_snapshot *ret);
+
+/*
+ * The effective limit of group: the smallest max of the group itself and
+ * each of its ancestors, capped at RAM (the kernel stops a group at the
+ * first limit it meets on the way up, its own included). A group or
+ * ancestor without a max file (the v2 root), or with one that does not
+ * parse, limits nothing. 0, or -errno from reading an existing file.
+ */
+int mc_host_effective_limit(struct mc_host *h, const char *group, uint64_t *ret);
+
+/*
+ * Descriptors the subtree readers of h may keep open together: half the
+ * soft RLIMIT_NOFILE at mc_host_open (the rest is for the program).
+ */
+size_t mc_host_fd_budget(const struct mc_host *h);
+
+/*
+ * mc_group_snap.bad: bit k (k < MC_KNOB__COUNT) is knob k's file,
+ * MC_BAD_USAGE the usage file; the host layer numbers the others.
+ * mc_host_bad_files names the files of a mask: "memory.max, memory.stat"
+ * (newly allocated).
+ */
+enum { MC_BAD_USAGE = 1u << MC_KNOB__COUNT };
+int mc_host_bad_files(const struct mc_host *h, uint32_t bad, char **ret);
 
 /* Reads one knob's raw value of group. -ENOENT: group or file absent. */
 int mc_host_read_knob(struct mc_host *h, const char *group, enum mc_knob k, uint64_t *ret);

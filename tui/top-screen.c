@@ -22,7 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd.h"
 #include "top.h"
 
 enum prompt {

@@ -820,14 +820,15 @@ static void test_decide_v2_patched(void)
  * v1. Parent limit 512M, headroom 8M: usage 510M is 6M above 504M. No soft
  * limits, so the 6M come by usage, streamers first: stream (inactive file
  * 150M > 100M) gives all 6M, split 1:1 by numa_stat "file" (v1 has no
- * inactive_file per node). web's working set from the total_* keys: 60 +
+ * inactive_file per node). web's working set from active_anon +
+ * active_file (v2 names: the host layer renames v1's total_* keys): 60 +
  * 100 = 160M, its usage 170M. v1 has no memory.low: the unprotected
  * siblings are capped so that the limit leaves room for web's usage (the
  * larger), the headroom and the deadband (1% of 512M = 5368709.12 bytes,
  * up to a page: 1311 pages = 5244K): 524288K - 174080K - 8192K - 5244K =
- * 336772K. batch (rss_huge > 0: THP) is 5M above its high 100M: emulated,
- * rounded up to 6M; logs is 4K above its high 30M (one unit per reason:
- * 30724K above 30720K).
+ * 336772K. batch (anon_thp, v1's total_rss_huge, > 0: THP) is 5M above its
+ * high 100M: emulated, rounded up to 6M; logs is 4K above its high 30M (one
+ * unit per reason: 30724K above 30720K).
  */
 static void test_decide_v1(void)
 {
@@ -835,15 +836,15 @@ static void test_decide_v1(void)
 	static const struct gdef rows[] = {
 		{ "", { 512 * M, NA, NA, NA, UNL, UNL }, 510 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
 		{ "web", { UNL, NA, NA, NA, UNL, UNL }, 170 * M,
-		  { { "total_active_anon", 60 * M }, { "total_active_file", 100 * M },
-		    { "total_inactive_file", 5 * M } },
+		  { { "active_anon", 60 * M }, { "active_file", 100 * M },
+		    { "inactive_file", 5 * M } },
 		  { { { 0 } } }, 0, 0 },
 		{ "stream", { 1 * G, NA, NA, NA, UNL, UNL }, 200 * M,
 		  { { "inactive_file", 150 * M }, { "active_file", 20 * M } },
 		  { { { "file", 100 * M }, { "anon", 10 * M } }, { { "file", 100 * M }, { "anon", 30 * M } } },
 		  2, 0 },
 		{ "batch", { UNL, NA, NA, NA, UNL, UNL }, 105 * M,
-		  { { "rss_huge", 4 * M }, { "inactive_file", 10 * M } }, { { { 0 } } }, 0, 0 },
+		  { { "anon_thp", 4 * M }, { "inactive_file", 10 * M } }, { { { 0 } } }, 0, 0 },
 		{ "logs", { UNL, NA, NA, NA, UNL, UNL }, 30 * M + K4, { { 0 } }, { { { 0 } } }, 0, 0 },
 	};
 	struct mc_group_spec g[4];
@@ -884,7 +885,7 @@ static void test_decide_v1(void)
 	tap_check(d.n_notes == 1 && strstr(d.notes[0], "NUMA split computed for 'stream'"),
 		  "v1: NUMA split is reported as not enforceable");
 	tap_eq_int(mc_policy_working_set(pol, "web", &ws), 0, "v1: web's estimate");
-	tap_eq_u64(ws, 160 * M, "v1: estimate from total_active_anon + total_active_file");
+	tap_eq_u64(ws, 160 * M, "v1: estimate from active_anon + active_file");
 	mc_decisions_free(&d);
 	mc_snapshot_free(&s);
 	mc_policy_free(pol);

@@ -12,7 +12,8 @@
  * `memctl top -b`), with the engine's working-set estimates and decisions
  * when a profile runs, rendered as Prometheus text exposition or JSON.
  * Functions return 0 or -errno; problems with one group (a name that
- * cannot be a label) are reported through mc_err and the group left out.
+ * cannot be a label) are reported through the warn callback and the group
+ * left out.
  */
 
 enum mc_export_format {
@@ -22,8 +23,13 @@ enum mc_export_format {
 
 struct mc_export;
 
-/* An exporter of the groups below parent (absolute cgroup path). -ENOMEM. */
-int mc_export_new(struct mc_host *h, const char *parent, struct mc_export **ret);
+/*
+ * An exporter of the groups below parent (absolute cgroup path). warn gets
+ * each warning about a group (a name that cannot be a label), every
+ * render; its text is escaped for a terminal. -ENOMEM.
+ */
+int mc_export_new(struct mc_host *h, const char *parent, void (*warn)(const char *msg),
+		  struct mc_export **ret);
 void mc_export_free(struct mc_export *e);
 
 /*
@@ -48,12 +54,6 @@ int mc_export_take_decisions(struct mc_export *e, const struct mc_decisions *dec
 /* Forgets the decisions (an interval that decided nothing exports none). */
 void mc_export_clear_decisions(struct mc_export *e);
 
-/*
- * Where warnings about a group go (a name that cannot be a label): by
- * default mc_err, every render; memctl run logs each once.
- */
-void mc_export_set_warn(struct mc_export *e, void (*warn)(const char *msg));
-
 /* memctl run: intervals run so far (exported as a counter); 0: not a run. */
 void mc_export_set_intervals(struct mc_export *e, unsigned long n);
 
@@ -68,11 +68,11 @@ int mc_export_render(struct mc_export *e, enum mc_export_format f, const char **
 		     size_t *ret_len);
 
 /*
- * Replaces the file at path with buf atomically: a temporary file in the
- * same directory (mode 0644), written, fsynced, renamed over path, and the
- * directory fsynced. Readers see the old or the new file, never a part.
- * On failure the temporary file is removed and path is untouched. -errno.
+ * The mode of exported files (mc_file_replace): node_exporter runs as its
+ * own user, so others must be able to read them. The temporary name
+ * (".NAME.XXXXXX") does not end in .prom, so its textfile collector never
+ * reads a file being written.
  */
-int mc_export_write_file(struct mc_export *e, const char *path, const char *buf, size_t len);
+#define MC_EXPORT_FILE_MODE 0644
 
 #endif

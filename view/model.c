@@ -1,22 +1,42 @@
 /*
- * The model of `memctl top`: rows from the host's light reader, kept across
+ * The read model: rows from the host's light reader, kept across
  * refreshes (collapse state, counters for rates, decisions), and the
  * display order (the tree with siblings sorted by the sort column, filtered
- * and collapsed). No drawing here: the screen and batch mode format it.
+ * and collapsed). No drawing here: the renderers and the screen format it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "top.h"
+#include "buf.h"
+#include "columns.h"
+#include "escape.h"
+#include "format.h"
+#include "model.h"
 
 static void row_release(struct top_row *r)
 {
 	free(r->path);
 	free(r->abs);
+	free(r->label_buf);
 	free(r->decision);
+	free(r->decision_label);
 	mc_group_snap_free(&r->g);
+}
+
+/* Sets the row's text label from its name. 0 or -ENOMEM. */
+static int row_label(struct top_row *r)
+{
+	r->label = r->name;
+	if (!mc_esc_text_needed(r->name))
+		return 0;
+	if (!r->label_buf && !(r->label_buf = mc_esc_text_dup(r->name))) {
+		r->label = "(out of memory)";
+		return -ENOMEM;
+	}
+	r->label = r->label_buf;
+	return 0;
 }
 
 int top_model_init(struct top_model *m, struct mc_host *h, const char *parent)
@@ -31,7 +51,7 @@ int top_model_init(struct top_model *m, struct mc_host *h, const char *parent)
 	m->parent = strdup(parent);
 	if (!m->parent)
 		return -ENOMEM;
-	r = mc_top_reader_new(h, parent, &m->rd);
+	r = mc_subtree_new(h, parent, &m->rd);
 	if (r < 0) {
 		free(m->parent);
 		m->parent = NULL;
@@ -49,7 +69,7 @@ void top_model_release(struct top_model *m)
 	free(m->order);
 	free(m->filter);
 	free(m->parent);
-	mc_top_reader_free(m->rd);
+	mc_subtree_free(m->rd);
 	for (size_t i = 0; i < p->n_dec; i++) {
 		free(p->dec_abs[i]);
 		free(p->dec_text[i]);
@@ -85,43 +105,64 @@ static int row_cmp_path(const void *a, const void *b)
 	return strcmp(((const struct top_row *)a)->path, ((const struct top_row *)b)->path);
 }
 
+static struct top_row *old_row(struct top_model *m, const char *path)
+{
+	struct top_row key = { .path = (char *)path };
+
+	return m->n ? bsearch(&key, m->rows, m->n, sizeof(*m->rows), row_cmp_path) : NULL;
+}
+
+/*
+ * The strings of the rows that are new in a directory walk, made before
+ * any old row is moved, so that running out of memory leaves the model as
+ * it was. 0 or -ENOMEM (rows then hold nothing).
+ */
+static int new_row_strings(struct top_model *m, struct top_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct mc_subtree_entry *e = mc_subtree_entry(m->rd, i);
+
+		if (old_row(m, e->path))
+			continue;
+		rows[i].path = strdup(e->path);
+		rows[i].abs = strdup(e->abs);
+		if (!rows[i].path || !rows[i].abs) {
+			for (size_t j = 0; j <= i; j++) {
+				free(rows[j].path);
+				free(rows[j].abs);
+			}
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* Rebuilds the rows from a new directory walk, keeping what rows carry over. */
 static int rebuild_rows(struct top_model *m)
 {
-	size_t n = mc_top_reader_count(m->rd);
+	size_t n = mc_subtree_count(m->rd);
 	struct top_row *rows = calloc(n ? n : 1, sizeof(*rows));
+	size_t *order = calloc(n ? n : 1, sizeof(*order));
+	int ret = 0;
 
-	if (!rows)
-		return -ENOMEM;
 	/* old rows by path, to carry state over */
 	if (m->n > 1)
 		qsort(m->rows, m->n, sizeof(*m->rows), row_cmp_path);
+	if (!rows || !order || new_row_strings(m, rows, n) < 0) {
+		free(rows);
+		free(order);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
-		const struct mc_top_entry *e = mc_top_reader_entry(m->rd, i);
-		struct top_row key = { .path = (char *)e->path }, *old;
-		struct top_row *r = &rows[i];
-		const char *slash;
+		const struct mc_subtree_entry *e = mc_subtree_entry(m->rd, i);
+		struct top_row *r = &rows[i], *old = r->path ? NULL : old_row(m, e->path);
 
-		old = m->n ? bsearch(&key, m->rows, m->n, sizeof(*m->rows), row_cmp_path) : NULL;
 		if (old) {
 			*r = *old;
 			memset(old, 0, sizeof(*old));
 			old->path = r->path;   /* keeps the old array sorted for bsearch */
-		} else {
-			r->path = strdup(e->path);
-			r->abs = strdup(e->abs);
-			if (!r->path || !r->abs) {
-				free(r->path);
-				free(r->abs);
-				r->path = r->abs = NULL;
-				for (size_t j = 0; j < i; j++)
-					row_release(&rows[j]);
-				free(rows);
-				return -ENOMEM;
-			}
 		}
-		slash = strrchr(r->abs, '/');
-		r->name = e->depth == 0 ? r->abs : slash + 1;
+		r->name = e->depth == 0 ? r->abs : strrchr(r->abs, '/') + 1;
 		r->depth = e->depth;
 		r->up = e->up;
 		r->entry = i;
@@ -135,12 +176,15 @@ static int rebuild_rows(struct top_model *m)
 			row_release(&m->rows[i]);   /* vanished (carried-over rows were emptied) */
 	}
 	free(m->rows);
+	free(m->order);
 	m->rows = rows;
 	m->n = n;
-	free(m->order);
-	m->order = calloc(n ? n : 1, sizeof(*m->order));
+	m->order = order;
 	m->n_order = 0;
-	return m->order ? 0 : -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (row_label(&rows[i]) < 0)
+			ret = -ENOMEM;
+	return ret;
 }
 
 static void rate_update(struct top_rate *t, uint64_t v, double now)
@@ -163,7 +207,7 @@ static int row_read(struct top_model *m, size_t i, unsigned parts)
 
 	if (!want || r->gone)
 		return 0;
-	ret = mc_top_reader_read(m->rd, r->entry, want, &r->g);
+	ret = mc_subtree_read(m->rd, r->entry, want, &r->g, NULL);
 	m->reads += (unsigned)__builtin_popcount(want);
 	if (ret == -ENODEV) {
 		r->gone = true;
@@ -174,20 +218,14 @@ static int row_read(struct top_model *m, size_t i, unsigned parts)
 		return ret;
 	r->fresh |= want;
 	r->have |= want;
-	if (want & MC_TOP_READ_STAT) {
-		const char *pa = m->caps->ver == MC_CGV1 ? "total_workingset_refault_anon"
-							 : "workingset_refault_anon";
-		const char *pf = m->caps->ver == MC_CGV1 ? "total_workingset_refault_file"
-							 : "workingset_refault_file";
-		bool ok = mc_kvs_get(&r->g.stat, pa, &a) == 0;
+	if (want & MC_READ_STAT) {
+		bool ok = mc_kvs_get(&r->g.stat, "workingset_refault_anon", &a) == 0;
 
-		ok |= mc_kvs_get(&r->g.stat, pf, &f) == 0;
-		if (!ok)
-			ok = mc_kvs_get(&r->g.stat, "workingset_refault", &f) == 0;
+		ok |= mc_kvs_get(&r->g.stat, "workingset_refault_file", &f) == 0;
 		if (ok)
 			rate_update(&r->refault, a + f, m->now);
 	}
-	if (want & MC_TOP_READ_EVENTS) {
+	if (want & MC_READ_EVENTS) {
 		if (mc_kvs_get(&r->g.events, "max", &v) == 0)
 			rate_update(&r->max_events, v, m->now);
 		if (mc_kvs_get(&r->g.events, "oom_kill", &v) == 0)
@@ -199,7 +237,7 @@ static int row_read(struct top_model *m, size_t i, unsigned parts)
 /* Effective limits from the knobs read so far (ancestors come first in rows). */
 static void compute_limits(struct top_model *m)
 {
-	uint64_t above = mc_top_reader_above_limit(m->rd);
+	uint64_t above = mc_subtree_limit(m->rd);
 
 	for (size_t i = 0; i < m->n; i++) {
 		struct top_row *r = &m->rows[i];
@@ -222,12 +260,12 @@ int top_model_fill(struct top_model *m, size_t first, size_t count, size_t extra
 
 		ret = row_read(m, i, parts);
 		/* the % column needs every ancestor's max */
-		if (parts & MC_TOP_READ_KNOBS)
+		if (parts & MC_READ_KNOBS)
 			for (size_t u = m->rows[i].up; ret == 0 && u != (size_t)-1; u = m->rows[u].up)
-				ret = row_read(m, u, MC_TOP_READ_KNOBS);
+				ret = row_read(m, u, MC_READ_KNOBS);
 	}
 	if (ret == 0 && extra < m->n)
-		ret = row_read(m, extra, parts | MC_TOP_READ_ALL);
+		ret = row_read(m, extra, parts | MC_READ_ALL);
 	compute_limits(m);
 	return ret;
 }
@@ -243,7 +281,7 @@ static void policy_error(struct top_policy *p, const char *what, int err)
 
 static int remember(struct top_policy *p, const char *group, char *text)
 {
-	char *abs, **a, **t;
+	char *abs;
 
 	if (mc_path_join(p->parent, group, &abs) < 0) {
 		free(text);
@@ -256,16 +294,17 @@ static int remember(struct top_policy *p, const char *group, char *text)
 			p->dec_text[i] = text;
 			return 0;
 		}
-	a = realloc(p->dec_abs, (p->n_dec + 1) * sizeof(*a));
-	if (a)
-		p->dec_abs = a;
-	t = a ? realloc(p->dec_text, (p->n_dec + 1) * sizeof(*t)) : NULL;
-	if (!t) {
-		free(abs);
-		free(text);
-		return -ENOMEM;
+	if (p->n_dec == p->cap_dec) {
+		size_t cap = p->cap_dec;
+
+		/* both arrays grow together: the second reserve must see the old capacity */
+		if (mc_array_reserve(&p->dec_abs, &cap, p->n_dec + 1, sizeof(*p->dec_abs)) < 0 ||
+		    mc_array_reserve(&p->dec_text, &p->cap_dec, p->n_dec + 1, sizeof(*p->dec_text)) < 0) {
+			free(abs);
+			free(text);
+			return -ENOMEM;
+		}
 	}
-	p->dec_text = t;
 	p->dec_abs[p->n_dec] = abs;
 	p->dec_text[p->n_dec++] = text;
 	return 0;
@@ -350,8 +389,12 @@ static void attach_decisions(struct top_model *m)
 	for (size_t i = 0; i < m->n; i++)
 		for (size_t j = 0; j < p->n_dec; j++)
 			if (strcmp(m->rows[i].abs, p->dec_abs[j]) == 0) {
-				free(m->rows[i].decision);
-				m->rows[i].decision = strdup(p->dec_text[j]);
+				struct top_row *r = &m->rows[i];
+
+				free(r->decision);
+				free(r->decision_label);
+				r->decision = strdup(p->dec_text[j]);
+				r->decision_label = r->decision ? mc_esc_text_dup(r->decision) : NULL;
 			}
 }
 
@@ -369,11 +412,9 @@ struct order_ctx {
 	bool *keep;           /* matches the filter, or has a match below */
 };
 
-static struct top_model *sort_model;   /* qsort has no context argument in C11 */
-
-static int sibling_cmp(const void *a, const void *b)
+static int sibling_cmp(const void *a, const void *b, void *arg)
 {
-	const struct top_model *m = sort_model;
+	const struct top_model *m = arg;
 	const struct top_col *c = &top_cols[m->sort_col];
 	const struct top_row *x = &m->rows[*(const size_t *)a], *y = &m->rows[*(const size_t *)b];
 	int d = c->cmp(m, c, x, y);
@@ -432,12 +473,10 @@ void top_model_order(struct top_model *m)
 			o.keep[m->rows[i].up] = true;
 	}
 	o.keep[0] = true;
-	sort_model = m;
 	for (size_t i = 0; i < m->n; i++)
 		if (o.kid_start[i + 1] - o.kid_start[i] > 1)
-			qsort(o.kids + o.kid_start[i], o.kid_start[i + 1] - o.kid_start[i],
-			      sizeof(*o.kids), sibling_cmp);
-	sort_model = NULL;
+			qsort_r(o.kids + o.kid_start[i], o.kid_start[i + 1] - o.kid_start[i],
+				sizeof(*o.kids), sibling_cmp, m);
 	emit(&o, 0);
 out:
 	free(o.kids);
@@ -446,7 +485,6 @@ out:
 	free(fill);
 }
 
-/* Reads the sort key of every row (not read yet in this refresh). */
 /*
  * Reads the sort key of the rows (those not read yet in this refresh).
  * With a key budget and more rows than it, rows take turns: each refresh
@@ -490,8 +528,8 @@ int top_model_refresh(struct top_model *m, double now)
 	int r;
 
 	m->now = now;
-	/* cheap unless the tree changed: see mc_top_reader_scan */
-	r = mc_top_reader_scan(m->rd, m->rescan || m->refreshes == 0);
+	/* cheap unless the tree changed: see mc_subtree_scan */
+	r = mc_subtree_scan(m->rd, m->rescan || m->refreshes == 0);
 	if (r < 0)
 		return r;
 	if (r > 0 || m->refreshes == 0) {

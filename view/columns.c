@@ -1,28 +1,23 @@
 /*
- * The columns of `memctl top`, described once as data: name, title, width,
+ * The columns of the read model, described once as data: name, title, width,
  * kind, the host parts they need, help, and how to get, show and sort the
  * value. The screen, batch text and JSON all go through this table; the
  * help overlay and memctl(8) list the same names.
  *
- * v1 and v2 name memory.stat keys differently; v1's "total_*" keys are the
- * hierarchical ones, which is what v2's keys mean, so those are used.
+ * memory.stat and numa_stat keys are v2's on every host: the host layer
+ * renames v1's hierarchical total_* / hierarchical_* keys.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "top.h"
+#include "columns.h"
+#include "format.h"
 
-static bool is_v1(const struct top_model *m)
-{
-	return m->caps->ver == MC_CGV1;
-}
-
-/* Sum of memory.stat keys (v2 name; v1 adds the "total_" prefix). */
-static void stat_sum(const struct top_model *m, const struct top_row *r, struct top_val *ret,
-		     const char *k1, const char *k2)
+/* Sum of memory.stat keys. */
+static void stat_sum(const struct top_row *r, struct top_val *ret, const char *k1, const char *k2)
 {
 	const char *keys[2] = { k1, k2 };
 	uint64_t v;
@@ -30,10 +25,7 @@ static void stat_sum(const struct top_model *m, const struct top_row *r, struct 
 	ret->valid = false;
 	ret->u = 0;
 	for (int i = 0; i < 2 && keys[i]; i++) {
-		char name[64];
-
-		snprintf(name, sizeof(name), "%s%s", is_v1(m) ? "total_" : "", keys[i]);
-		if (mc_kvs_get(&r->g.stat, name, &v) == 0) {
+		if (mc_kvs_get(&r->g.stat, keys[i], &v) == 0) {
 			ret->u += v;
 			ret->valid = true;
 		}
@@ -72,35 +64,35 @@ KNOB_GETTER(get_soft, MC_KNOB_SOFT)
 
 static void get_anon(const struct top_model *m, const struct top_row *r, struct top_val *ret)
 {
-	stat_sum(m, r, ret, is_v1(m) ? "rss" : "anon", NULL);
+	stat_sum(r, ret, "anon", NULL);
 }
 
 static void get_file(const struct top_model *m, const struct top_row *r, struct top_val *ret)
 {
-	stat_sum(m, r, ret, is_v1(m) ? "cache" : "file", NULL);
+	stat_sum(r, ret, "file", NULL);
 }
 
 static void get_active(const struct top_model *m, const struct top_row *r, struct top_val *ret)
 {
-	stat_sum(m, r, ret, "active_anon", "active_file");
+	stat_sum(r, ret, "active_anon", "active_file");
 }
 
 static void get_inactive(const struct top_model *m, const struct top_row *r,
 			 struct top_val *ret)
 {
-	stat_sum(m, r, ret, "inactive_anon", "inactive_file");
+	stat_sum(r, ret, "inactive_anon", "inactive_file");
 }
 
 static void get_thp(const struct top_model *m, const struct top_row *r, struct top_val *ret)
 {
-	stat_sum(m, r, ret, is_v1(m) ? "rss_huge" : "anon_thp", NULL);
+	stat_sum(r, ret, "anon_thp", NULL);
 }
 
 /* Huge-page charges that fell back to small pages: memctl's kernel patch, v2. */
 static void get_thp_fallback(const struct top_model *m, const struct top_row *r,
 			     struct top_val *ret)
 {
-	stat_sum(m, r, ret, "thp_fault_fallback_charge", "thp_file_fallback_charge");
+	stat_sum(r, ret, "thp_fault_fallback_charge", "thp_file_fallback_charge");
 }
 
 static void get_wset(const struct top_model *m, const struct top_row *r, struct top_val *ret)
@@ -186,44 +178,26 @@ static void get_highev(const struct top_model *m, const struct top_row *r, struc
 static const char *text_name(const struct top_model *m, const struct top_row *r, char *buf,
 			     size_t len)
 {
+	return r->label;
+}
+
+static const char *raw_name(const struct top_model *m, const struct top_row *r)
+{
 	return r->name;
 }
 
 static const char *text_decision(const struct top_model *m, const struct top_row *r, char *buf,
 				 size_t len)
 {
+	return r->decision_label;
+}
+
+static const char *raw_decision(const struct top_model *m, const struct top_row *r)
+{
 	return r->decision;
 }
 
-/*
- * A size in at most 5 characters, for a column: 3 significant digits of
- * the largest unit that keeps a digit before the point ("1.5G", "150M",
- * "12K", "512"). Exact values are in the JSON and the detail pane.
- */
-static const char *fmt_size_short(uint64_t v, char *buf, size_t len)
-{
-	static const char units[] = "KMGTPE";
-	double x = (double)v;
-	int u = -1;
-
-	if (v == MC_SIZE_MAX) {
-		snprintf(buf, len, "max");
-		return buf;
-	}
-	while (x >= 1024 && u < 5) {
-		x /= 1024;
-		u++;
-	}
-	if (u < 0)
-		snprintf(buf, len, "%" PRIu64, v);
-	else if (x < 9.95 && x != (double)(uint64_t)x)
-		snprintf(buf, len, "%.1f%c", x, units[u]);
-	else
-		snprintf(buf, len, "%.0f%c", x, units[u]);
-	return buf;
-}
-
-/* Per-node usage: "N0=12M N1=3M" (v1: the node's total; v2: anon + file). */
+/* Per-node usage: "N0=12M N1=3M" (anon + file). */
 static const char *text_numa(const struct top_model *m, const struct top_row *r, char *buf,
 			     size_t len)
 {
@@ -233,19 +207,14 @@ static const char *text_numa(const struct top_model *m, const struct top_row *r,
 		return NULL;
 	buf[0] = '\0';
 	for (size_t n = 0; n < r->g.n_numa && used < len; n++) {
-		uint64_t v = 0, a = 0, f = 0;
+		uint64_t v, a = 0, f = 0;
 		char s[24];
 
-		if (is_v1(m)) {
-			if (mc_kvs_get(&r->g.numa[n], "hierarchical_total", &v) < 0)
-				mc_kvs_get(&r->g.numa[n], "total", &v);
-		} else {
-			mc_kvs_get(&r->g.numa[n], "anon", &a);
-			mc_kvs_get(&r->g.numa[n], "file", &f);
-			v = a + f;
-		}
+		mc_kvs_get(&r->g.numa[n], "anon", &a);
+		mc_kvs_get(&r->g.numa[n], "file", &f);
+		v = a + f;
 		used += (size_t)snprintf(buf + used, len - used, "%sN%zu=%s", n ? " " : "", n,
-					 fmt_size_short(v, s, sizeof(s)));
+					 mc_fmt_size_short(v, s, sizeof(s)));
 	}
 	return buf;
 }
@@ -268,7 +237,8 @@ static int cmp_text(const struct top_model *m, const struct top_col *c, const st
 		    const struct top_row *b)
 {
 	char ba[128], bb[128];
-	const char *x = c->text(m, a, ba, sizeof(ba)), *y = c->text(m, b, bb, sizeof(bb));
+	const char *x = c->raw ? c->raw(m, a) : c->text(m, a, ba, sizeof(ba));
+	const char *y = c->raw ? c->raw(m, b) : c->text(m, b, bb, sizeof(bb));
 
 	if (!x || !y)
 		return (x != NULL) - (y != NULL);
@@ -284,49 +254,50 @@ static int cmp_text(const struct top_model *m, const struct top_col *c, const st
 
 const struct top_col top_cols[] = {
 	{ .name = "group", .title = "GROUP", .width = 24, .kind = TOP_TEXT, .parts = 0,
-	  .help = "the group, indented below its parent", .text = text_name, .cmp = cmp_text },
-	SIZE_COL("usage", "USAGE", MC_TOP_READ_USAGE, "memory charged to the group", get_usage),
-	NUM_COL("pct", "%LIM", 5, TOP_PCT, MC_TOP_READ_USAGE | MC_TOP_READ_KNOBS,
+	  .help = "the group, indented below its parent", .text = text_name, .raw = raw_name,
+	  .cmp = cmp_text },
+	SIZE_COL("usage", "USAGE", MC_READ_USAGE, "memory charged to the group", get_usage),
+	NUM_COL("pct", "%LIM", 5, TOP_PCT, MC_READ_USAGE | MC_READ_KNOBS,
 		"usage in % of the effective limit (smallest max of it and its ancestors)",
 		get_pct),
-	SIZE_COL("min", "MIN", MC_TOP_READ_KNOBS, "memory.min", get_min),
-	SIZE_COL("low", "LOW", MC_TOP_READ_KNOBS, "memory.low", get_low),
-	SIZE_COL("high", "HIGH", MC_TOP_READ_KNOBS, "memory.high", get_high),
-	SIZE_COL("max", "MAX", MC_TOP_READ_KNOBS, "memory.max (v1: limit_in_bytes)", get_max),
-	SIZE_COL("soft_limit", "SOFT", MC_TOP_READ_KNOBS, "soft limit", get_soft),
-	SIZE_COL("anon", "ANON", MC_TOP_READ_STAT, "anonymous memory (v1: rss)", get_anon),
-	SIZE_COL("file", "FILE", MC_TOP_READ_STAT, "page cache (v1: cache)", get_file),
-	SIZE_COL("active", "ACTIV", MC_TOP_READ_STAT, "active anon + file", get_active),
-	SIZE_COL("inactive", "INACT", MC_TOP_READ_STAT, "inactive anon + file", get_inactive),
+	SIZE_COL("min", "MIN", MC_READ_KNOBS, "memory.min", get_min),
+	SIZE_COL("low", "LOW", MC_READ_KNOBS, "memory.low", get_low),
+	SIZE_COL("high", "HIGH", MC_READ_KNOBS, "memory.high", get_high),
+	SIZE_COL("max", "MAX", MC_READ_KNOBS, "memory.max (v1: limit_in_bytes)", get_max),
+	SIZE_COL("soft_limit", "SOFT", MC_READ_KNOBS, "soft limit", get_soft),
+	SIZE_COL("anon", "ANON", MC_READ_STAT, "anonymous memory (v1: rss)", get_anon),
+	SIZE_COL("file", "FILE", MC_READ_STAT, "page cache (v1: cache)", get_file),
+	SIZE_COL("active", "ACTIV", MC_READ_STAT, "active anon + file", get_active),
+	SIZE_COL("inactive", "INACT", MC_READ_STAT, "inactive anon + file", get_inactive),
 	SIZE_COL("wset", "WSET", 0, "the engine's working-set estimate (with --profile)",
 		 get_wset),
-	NUM_COL("refault_rate", "RFLT/s", 7, TOP_RATE, MC_TOP_READ_STAT,
+	NUM_COL("refault_rate", "RFLT/s", 7, TOP_RATE, MC_READ_STAT,
 		"workingset refaults per second (pages)", get_refault),
-	NUM_COL("psi_some", "SOME", 5, TOP_PCT, MC_TOP_READ_PSI, "PSI memory some avg10",
+	NUM_COL("psi_some", "SOME", 5, TOP_PCT, MC_READ_PSI, "PSI memory some avg10",
 		get_some),
-	NUM_COL("psi_full", "FULL", 5, TOP_PCT, MC_TOP_READ_PSI, "PSI memory full avg10",
+	NUM_COL("psi_full", "FULL", 5, TOP_PCT, MC_READ_PSI, "PSI memory full avg10",
 		get_full),
-	SIZE_COL("thp", "THP", MC_TOP_READ_STAT, "transparent huge pages (anon_thp, v1 rss_huge)",
+	SIZE_COL("thp", "THP", MC_READ_STAT, "transparent huge pages (anon_thp, v1 rss_huge)",
 		 get_thp),
-	NUM_COL("thp_fallback", "THPFB", 6, TOP_COUNT, MC_TOP_READ_STAT,
+	NUM_COL("thp_fallback", "THPFB", 6, TOP_COUNT, MC_READ_STAT,
 		"huge-page charges that fell back to small pages (memctl kernel patch)",
 		get_thp_fallback),
 	{ .name = "numa", .title = "NUMA", .width = 16, .kind = TOP_TEXT,
-	  .parts = MC_TOP_READ_NUMA, .help = "usage per NUMA node", .text = text_numa,
+	  .parts = MC_READ_NUMA, .help = "usage per NUMA node", .text = text_numa,
 	  .cmp = cmp_text },
-	NUM_COL("oom", "OOM", 5, TOP_COUNT, MC_TOP_READ_EVENTS, "OOM events (v2)", get_oom),
-	NUM_COL("oom_kill", "OOMK", 5, TOP_COUNT, MC_TOP_READ_EVENTS, "OOM kills", get_oomk),
-	NUM_COL("oom_kill_rate", "OOMK/s", 6, TOP_RATE, MC_TOP_READ_EVENTS,
+	NUM_COL("oom", "OOM", 5, TOP_COUNT, MC_READ_EVENTS, "OOM events (v2)", get_oom),
+	NUM_COL("oom_kill", "OOMK", 5, TOP_COUNT, MC_READ_EVENTS, "OOM kills", get_oomk),
+	NUM_COL("oom_kill_rate", "OOMK/s", 6, TOP_RATE, MC_READ_EVENTS,
 		"OOM kills per second", get_oomk_rate),
-	NUM_COL("high_events", "HIGHEV", 6, TOP_COUNT, MC_TOP_READ_EVENTS,
+	NUM_COL("high_events", "HIGHEV", 6, TOP_COUNT, MC_READ_EVENTS,
 		"times usage went over high (v2)", get_highev),
-	NUM_COL("max_events", "MAXEV", 6, TOP_COUNT, MC_TOP_READ_EVENTS,
+	NUM_COL("max_events", "MAXEV", 6, TOP_COUNT, MC_READ_EVENTS,
 		"times usage hit max (v1: failcnt)", get_maxev),
-	NUM_COL("max_rate", "MAX/s", 6, TOP_RATE, MC_TOP_READ_EVENTS,
+	NUM_COL("max_rate", "MAX/s", 6, TOP_RATE, MC_READ_EVENTS,
 		"limit hits per second", get_max_rate),
 	{ .name = "decision", .title = "DECISION", .width = 40, .kind = TOP_TEXT, .parts = 0,
 	  .help = "the engine's last decision and its reason (with --profile)",
-	  .text = text_decision, .cmp = cmp_text },
+	  .text = text_decision, .raw = raw_decision, .cmp = cmp_text },
 };
 const size_t top_n_cols = sizeof(top_cols) / sizeof(top_cols[0]);
 
@@ -352,7 +323,7 @@ const char *top_cell(const struct top_model *m, const struct top_row *r, const s
 	if (!v.valid)
 		return "-";
 	if (c->kind == TOP_SIZE)
-		return fmt_size_short(v.u, buf, len);
+		return mc_fmt_size_short(v.u, buf, len);
 	if (c->kind == TOP_COUNT)
 		snprintf(buf, len, "%" PRIu64, v.u);
 	else if (c->kind == TOP_RATE && v.d >= 100)

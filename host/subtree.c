@@ -1,0 +1,1286 @@
+/*
+ * The subtree reader (see subtree.h for the contract).
+ *
+ * Cost is what this file is about: `memctl run` snapshots its parent every
+ * interval, `memctl top` refreshes every second. Opening a cgroup file costs
+ * a path lookup in kernfs; a pread at offset 0 of an open one regenerates
+ * its contents without that. So every file is opened once and kept open,
+ * and a warm read of a group is one pread per file and the parsing.
+ *
+ * Listing a directory (getdents of a v1 group: 30-odd entries) costs
+ * several microseconds, as much as reading two files. A listing is kept and
+ * made again only when the directory may have changed. Each group's
+ * directory carries an inotify watch: mkdir, rmdir and rename on cgroupfs
+ * go through the VFS, which notifies the parent directory. The watch is
+ * added before the directory is first listed, so a subdirectory made after
+ * the listing is reported and one made before is in it. A group without a
+ * watch (no inotify here, or the watch limit reached) is listed at every
+ * scan; an overflowed event queue makes the next scan list everything.
+ * Neither the link count (kept by kernfs as 2 + subdirectories) nor the
+ * directory's mtime (kernfs updates it only once its attributes were set)
+ * tells a removal plus a creation, or a rename, apart from no change.
+ *
+ * Groups come and go while memctl reads them; that is normal:
+ *   - a listing whose entry has a different inode than the group kept under
+ *     that name: removed and made again, the old group is dropped;
+ *   - a read that fails with ENODEV/ENOENT: the group is gone, or was
+ *     replaced between scan and read. read() says -ENODEV and marks the
+ *     parent's listing stale; mc_subtree_reopen opens the name afresh.
+ *
+ * A file that does not exist is normal too (v1 has no memory.events, the v2
+ * root has no memory.max). Once a group's memory.stat was found, the set of
+ * its memory files is fixed, so missing ones are not looked for again; a v2
+ * group without memory.stat has no memory controller yet, and its files are
+ * looked for at every read, since enabling the controller in the parent's
+ * subtree_control makes them appear.
+ *
+ * Descriptors kept open are bounded by mc_host_fd_budget, shared by every
+ * reader of the host; past it a group's files are opened and closed at
+ * each read (slower, same result). A group keeps its own directory open
+ * only when it has children, which are opened relative to it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "host-internal.h"
+#include "subtree.h"
+
+struct sub_grp;
+
+/* A subdirectory at the last listing. */
+struct sub_kid {
+	char *name;
+	ino_t ino;
+	struct sub_grp *g;      /* NULL until opened */
+};
+
+struct sub_grp {
+	char *abs;              /* absolute cgroup path */
+	char *path;             /* relative to the reader's parent */
+	const char *name;       /* last component of abs */
+	struct sub_grp *up;
+	ino_t ino;
+	int dfd;                /* kept only while the group has children; else -1 */
+	int fd[HOST_FILE__COUNT];
+	bool missing[HOST_FILE__COUNT];
+	struct sub_kid *kids;   /* sorted by name */
+	size_t n_kids;
+	bool listed;
+	bool dirty;             /* listing must be made again */
+	bool stale;             /* a read found it gone: the next scan looks again */
+	int wd;                 /* inotify watch, -1: none */
+};
+
+struct mc_subtree {
+	struct mc_host *h;
+	char *parent;
+	struct sub_grp *root;
+	struct sub_grp **v;     /* entries, preorder */
+	struct mc_subtree_entry *e;
+	size_t n;
+	size_t cap;
+	uint64_t limit;
+	int inotify;            /* -1: none */
+	bool pending;           /* a group was marked dirty or stale since the last walk */
+	size_t unwatched;       /* groups without a watch: listed at every scan */
+	struct host_buf dents;  /* getdents buffer, reused */
+	struct mc_kvs tmp;      /* v1 memory.stat before renaming, reused */
+};
+
+/* --- descriptors --- */
+
+static void fd_close(struct mc_subtree *t, int *fd)
+{
+	if (*fd < 0)
+		return;
+	close(*fd);
+	*fd = -1;
+	t->h->kept_fds--;
+}
+
+/* Keeps fd in *slot when the budget allows (true), else leaves it to the caller. */
+static bool fd_keep(struct mc_subtree *t, int *slot, int fd)
+{
+	if (t->h->kept_fds >= mc_host_fd_budget(t->h))
+		return false;
+	*slot = fd;
+	t->h->kept_fds++;
+	return true;
+}
+
+static void grp_close_files(struct mc_subtree *t, struct sub_grp *g)
+{
+	for (int f = 0; f < HOST_FILE__COUNT; f++)
+		fd_close(t, &g->fd[f]);
+	fd_close(t, &g->dfd);
+	memset(g->missing, 0, sizeof(g->missing));
+}
+
+static void grp_unwatch(struct mc_subtree *t, struct sub_grp *g)
+{
+	if (g->wd >= 0)
+		inotify_rm_watch(t->inotify, g->wd);
+	else
+		t->unwatched--;
+	g->wd = -1;
+}
+
+static void kids_free(struct mc_subtree *t, struct sub_kid *k, size_t n);
+
+/* Closes g and everything below it. */
+static void grp_free(struct mc_subtree *t, struct sub_grp *g)
+{
+	if (!g)
+		return;
+	kids_free(t, g->kids, g->n_kids);
+	grp_close_files(t, g);
+	grp_unwatch(t, g);
+	free(g->abs);
+	free(g->path);
+	free(g);
+}
+
+static void kids_free(struct mc_subtree *t, struct sub_kid *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		grp_free(t, k[i].g);
+		free(k[i].name);
+	}
+	free(k);
+}
+
+/*
+ * Watches g's directory (dfd) for subdirectories made, removed or renamed;
+ * without a watch g is counted in t->unwatched.
+ */
+static void grp_watch(struct mc_subtree *t, struct sub_grp *g, int dfd)
+{
+	char proc[64];
+
+	g->wd = -1;
+	if (t->inotify >= 0) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dfd);
+		g->wd = inotify_add_watch(t->inotify, proc, IN_CREATE | IN_DELETE | IN_MOVED_FROM |
+					  IN_MOVED_TO | IN_ONLYDIR);
+	}
+	if (g->wd < 0)
+		t->unwatched++;
+}
+
+/*
+ * A descriptor of g's directory: the kept one (*ret_tmp -1), or one opened
+ * now that the caller closes (*ret_tmp), checked to be the same directory.
+ * -ENODEV: g is gone or was replaced.
+ */
+static int grp_dir(struct mc_subtree *t, struct sub_grp *g, int *ret_tmp)
+{
+	struct stat st;
+	int fd, r;
+
+	*ret_tmp = -1;
+	if (g->dfd >= 0)
+		return g->dfd;
+	if (g->up && g->up->dfd >= 0) {
+		fd = openat(g->up->dfd, g->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		r = fd < 0 ? -errno : 0;
+	} else {
+		r = cgfs_open_group(t->h, g->abs, O_RDONLY, &fd);
+	}
+	if (r < 0)
+		return r == -ENOMEM ? r : -ENODEV;
+	if (fstat(fd, &st) < 0 || st.st_ino != g->ino) {
+		close(fd);
+		return -ENODEV;
+	}
+	*ret_tmp = fd;
+	return fd;
+}
+
+/* A new group: dfd (taken) is its open directory, name its last component in abs. */
+static int grp_new(struct mc_subtree *t, struct sub_grp *up, int dfd, const char *abs,
+		   const char *path, struct sub_grp **ret)
+{
+	struct sub_grp *g = calloc(1, sizeof(*g));
+	struct stat st;
+	int r;
+
+	if (!g) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	g->dfd = -1;
+	for (int f = 0; f < HOST_FILE__COUNT; f++)
+		g->fd[f] = -1;
+	if (fstat(dfd, &st) < 0) {
+		r = -errno;
+		close(dfd);
+		free(g);
+		return r;
+	}
+	g->ino = st.st_ino;
+	g->up = up;
+	g->abs = strdup(abs);
+	g->path = strdup(path);
+	if (!g->abs || !g->path) {
+		close(dfd);
+		free(g->abs);
+		free(g->path);
+		free(g);
+		return -ENOMEM;
+	}
+	g->name = strrchr(g->abs, '/') + 1;
+	grp_watch(t, g, dfd);
+	if (!fd_keep(t, &g->dfd, dfd))
+		close(dfd);
+	*ret = g;
+	return 0;
+}
+
+/* --- listing --- */
+
+static int kid_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct sub_kid *)a)->name, ((const struct sub_kid *)b)->name);
+}
+
+static int kid_add(struct sub_kid **k, size_t *n, size_t *cap, const char *name, ino_t ino)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		struct sub_kid *nk = realloc(*k, nc * sizeof(*nk));
+
+		if (!nk)
+			return -ENOMEM;
+		*k = nk;
+		*cap = nc;
+	}
+	(*k)[*n].name = strdup(name);
+	if (!(*k)[*n].name)
+		return -ENOMEM;
+	(*k)[*n].ino = ino;
+	(*k)[*n].g = NULL;
+	(*n)++;
+	return 0;
+}
+
+/* The subdirectories in dfd (never symlinks), sorted by name; t->dents is reused. */
+static int list_dir(struct mc_subtree *t, int dfd, struct sub_kid **ret, size_t *ret_n)
+{
+	struct host_buf *b = &t->dents;
+	struct sub_kid *k = NULL;
+	size_t n = 0, cap = 0;
+	ssize_t got;
+
+	if (b->cap < 32768) {
+		char *p = realloc(b->p, 32768);
+
+		if (!p)
+			return -ENOMEM;
+		b->p = p;
+		b->cap = 32768;
+	}
+	if (lseek(dfd, 0, SEEK_SET) < 0)
+		return -errno;
+	while ((got = getdents64(dfd, b->p, b->cap)) > 0) {
+		for (ssize_t off = 0; off < got;) {
+			struct dirent64 *de = (struct dirent64 *)(b->p + off);
+			struct stat s;
+
+			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			if (de->d_type == DT_UNKNOWN) {
+				if (fstatat(dfd, de->d_name, &s, AT_SYMLINK_NOFOLLOW) < 0 ||
+				    !S_ISDIR(s.st_mode))
+					continue;
+			} else if (de->d_type != DT_DIR) {
+				continue;
+			}
+			if (kid_add(&k, &n, &cap, de->d_name, de->d_ino) < 0)
+				goto nomem;
+		}
+	}
+	/* A directory removed under us lists as empty or fails: either way no children. */
+	if (got < 0 && errno != ENOENT && errno != ENODEV) {
+		int r = -errno;
+
+		kids_free(t, k, n);
+		return r;
+	}
+	if (n > 1)
+		qsort(k, n, sizeof(*k), kid_cmp);
+	*ret = k;
+	*ret_n = n;
+	return 0;
+nomem:
+	kids_free(t, k, n);
+	return -ENOMEM;
+}
+
+/*
+ * Lists g again and carries over the groups of names still there with the
+ * same inode; the others are closed. *changed is set when the set differs.
+ */
+static int grp_relist(struct mc_subtree *t, struct sub_grp *g, bool *changed)
+{
+	struct sub_kid *k;
+	size_t n, j = 0;
+	int tmp, dfd, r;
+
+	dfd = grp_dir(t, g, &tmp);
+	if (dfd < 0)
+		return dfd;
+	r = list_dir(t, dfd, &k, &n);
+	if (tmp >= 0)
+		close(tmp);
+	if (r < 0)
+		return r;
+	/* both sorted by name: merge */
+	for (size_t i = 0; i < n; i++) {
+		int d = 1;
+
+		while (j < g->n_kids && (d = strcmp(g->kids[j].name, k[i].name)) < 0)
+			j++;
+		if (d == 0 && g->kids[j].ino == k[i].ino && g->kids[j].g && !g->kids[j].g->stale) {
+			k[i].g = g->kids[j].g;
+			g->kids[j].g = NULL;
+		}
+	}
+	if (n != g->n_kids)
+		*changed = true;
+	for (size_t i = 0; i < n && !*changed; i++)
+		*changed = !k[i].g;
+	kids_free(t, g->kids, g->n_kids);
+	g->kids = k;
+	g->n_kids = n;
+	g->listed = true;
+	g->dirty = false;
+	/* Children are opened relative to the directory: keep it while there are some. */
+	if (n == 0)
+		fd_close(t, &g->dfd);
+	return 0;
+}
+
+/*
+ * Opens the kids of g not open yet; those gone since the listing are left
+ * out. On an error the kids not tried stay unopened (and g dirty).
+ */
+static int grp_open_kids(struct mc_subtree *t, struct sub_grp *g, bool *changed)
+{
+	int tmp = -1, dfd = -1, r = 0;
+	size_t w = 0;
+
+	for (size_t i = 0; i < g->n_kids; i++) {
+		struct sub_kid *k = &g->kids[i];
+		bool gone = false;
+
+		if (!k->g && r == 0 && dfd < 0)
+			r = dfd = grp_dir(t, g, &tmp);
+		if (!k->g && r >= 0) {
+			char *abs = NULL, *path = NULL;
+			int fd = openat(dfd, k->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			r = 0;
+			if (fd < 0) {
+				gone = errno == ENOENT || errno == ENOTDIR || errno == ELOOP ||
+				       errno == ENODEV;
+				r = gone ? 0 : -errno;
+			} else if (host_join(g->abs, k->name, &abs) < 0 ||
+				   host_join(g->path, k->name, &path) < 0) {
+				close(fd);
+				r = -ENOMEM;
+			} else {
+				r = grp_new(t, g, fd, abs, path, &k->g);
+				*changed = true;
+			}
+			free(abs);
+			free(path);
+		}
+		if (gone)
+			free(k->name);  /* gone since the listing, or not a group */
+		else
+			g->kids[w++] = *k;
+	}
+	g->n_kids = w;
+	if (r < 0)
+		g->dirty = true;
+	/* a directory with children keeps its descriptor when it can */
+	if (tmp >= 0 && (w == 0 || !fd_keep(t, &g->dfd, tmp)))
+		close(tmp);
+	return r < 0 ? r : 0;
+}
+
+/* --- scan --- */
+
+/* Marks the groups whose watch reported a change; false when nothing was queued. */
+static bool drain_events(struct mc_subtree *t)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool any = false, all = false;
+	int *wds = NULL;
+	size_t n = 0, cap = 0;
+	ssize_t got;
+
+	if (t->inotify < 0)
+		return false;
+	while ((got = read(t->inotify, buf, sizeof(buf))) > 0) {
+		for (ssize_t off = 0; off < got;) {
+			const struct inotify_event *ev = (const void *)(buf + off);
+
+			off += (ssize_t)(sizeof(*ev) + ev->len);
+			any = true;
+			if (ev->mask & IN_Q_OVERFLOW) {
+				all = true;
+				continue;
+			}
+			if (all)
+				continue;
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 32;
+				int *nw = realloc(wds, nc * sizeof(*nw));
+
+				if (!nw) {
+					all = true;   /* cannot tell which: list them all */
+					continue;
+				}
+				wds = nw;
+				cap = nc;
+			}
+			wds[n++] = ev->wd;
+		}
+	}
+	for (size_t i = 0; any && i < t->n; i++) {
+		struct sub_grp *g = t->v[i];
+
+		for (size_t j = 0; !all && j < n && !g->dirty; j++)
+			g->dirty = wds[j] == g->wd;
+		if (all)
+			g->dirty = true;
+	}
+	free(wds);
+	return any;
+}
+
+/*
+ * Walks g: lists it again when needed, opens new children, drops stale
+ * ones, and recurses. -ENODEV: g itself is gone (the caller walks again).
+ */
+static int walk(struct mc_subtree *t, struct sub_grp *g, bool full, bool *changed)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < g->n_kids; i++) {
+		if (g->kids[i].g && g->kids[i].g->stale)
+			g->dirty = true;
+	}
+	if (full || !g->listed || g->dirty || g->wd < 0)
+		r = grp_relist(t, g, changed);
+	if (r == 0)
+		r = grp_open_kids(t, g, changed);
+	if (r == -ENODEV) {
+		g->stale = true;
+		if (g->up)
+			g->up->dirty = true;
+		t->pending = true;
+		return r;
+	}
+	for (size_t i = 0; r == 0 && i < g->n_kids; i++) {
+		if (!g->kids[i].g)
+			continue;
+		r = walk(t, g->kids[i].g, full, changed);
+		if (r == -ENODEV)
+			r = 0;   /* marked: the caller walks again */
+	}
+	return r;
+}
+
+static size_t count_groups(const struct sub_grp *g)
+{
+	size_t n = 1;
+
+	for (size_t i = 0; i < g->n_kids; i++)
+		if (g->kids[i].g)
+			n += count_groups(g->kids[i].g);
+	return n;
+}
+
+static void fill_entries(struct mc_subtree *t, struct sub_grp *g, unsigned depth, size_t up)
+{
+	size_t me = t->n++;
+
+	t->v[me] = g;
+	t->e[me] = (struct mc_subtree_entry){ .path = g->path, .abs = g->abs, .depth = depth,
+					      .up = up };
+	for (size_t i = 0; i < g->n_kids; i++)
+		if (g->kids[i].g)
+			fill_entries(t, g->kids[i].g, depth + 1, me);
+}
+
+static int rebuild_entries(struct mc_subtree *t)
+{
+	size_t n = count_groups(t->root);
+
+	if (n > t->cap) {
+		struct sub_grp **v = realloc(t->v, n * sizeof(*v));
+		struct mc_subtree_entry *e;
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		e = realloc(t->e, n * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		t->e = e;
+		t->cap = n;
+	}
+	t->n = 0;
+	fill_entries(t, t->root, 0, (size_t)-1);
+	return 0;
+}
+
+/* The root as it is now: the kept one, or (removed, replaced, first scan) a new one. */
+static int scan_root(struct mc_subtree *t, bool *changed)
+{
+	struct stat st;
+	int fd, r;
+
+	/* The parent is walked every time: it may have been removed or replaced. */
+	r = cgfs_open_group(t->h, t->parent, O_RDONLY, &fd);
+	if (r < 0)
+		return r;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	if (t->root && !t->root->stale && t->root->ino == st.st_ino) {
+		close(fd);
+		return 0;
+	}
+	grp_free(t, t->root);
+	t->root = NULL;
+	t->n = 0;
+	*changed = true;
+	return grp_new(t, NULL, fd, t->parent, "", &t->root);
+}
+
+int mc_subtree_scan(struct mc_subtree *t, bool full)
+{
+	bool changed = false, events;
+	int r;
+
+	host_fd_budget_update(t->h);
+	r = mc_host_effective_limit(t->h, t->parent, &t->limit);
+	if (r < 0)
+		return r;
+	events = drain_events(t);
+	r = scan_root(t, &changed);
+	if (r < 0)
+		return r;
+	if (!full && !changed && !events && !t->pending && t->unwatched == 0)
+		return 0;
+	/* A group found gone during the walk marks its parent: walk once more, twice at most. */
+	for (int pass = 0; pass < 3; pass++) {
+		t->pending = false;
+		r = walk(t, t->root, full && pass == 0, &changed);
+		if (r == -ENODEV) {
+			/* the parent itself went while being walked */
+			return -ENOENT;
+		}
+		if (r < 0 || !t->pending)
+			break;
+	}
+	/* after an error too: the walk may have closed groups the old entries name */
+	if (changed || t->n == 0) {
+		int r2 = rebuild_entries(t);
+
+		if (r == 0)
+			r = r2;
+	}
+	return r < 0 ? r : changed;
+}
+
+/* --- small helpers of the host layer --- */
+
+int host_join(const char *base, const char *name, char **ret)
+{
+	size_t bl = strlen(base), nl = strlen(name);
+	bool slash = bl > 0 && base[bl - 1] != '/';
+	char *p;
+
+	if (bl + nl + 2 > PATH_MAX)
+		return -ENAMETOOLONG;
+	p = malloc(bl + nl + 2);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, base, bl);
+	if (slash)
+		p[bl++] = '/';
+	memcpy(p + bl, name, nl + 1);
+	*ret = p;
+	return 0;
+}
+
+int mc_host_effective_limit(struct mc_host *h, const char *group, uint64_t *ret)
+{
+	uint64_t lim = h->caps.mem_total, v;
+	char *p, *slash;
+	int r = 0;
+
+	if (!h->caps.file[MC_KNOB_MAX]) {
+		*ret = lim;
+		return 0;
+	}
+	p = strdup(group);
+	if (!p)
+		return -ENOMEM;
+	/* group, then each ancestor up to "/": cut at the last '/' each time */
+	for (;;) {
+		r = mc_host_read_knob(h, p, MC_KNOB_MAX, &v);
+		/*
+		 * The v2 root has no memory.max: it limits nothing. Nor does one
+		 * that does not parse (the snapshot names it, when in the tree).
+		 */
+		if (r == -ENOENT || r == -EINVAL)
+			r = 0;
+		else if (r < 0)
+			break;
+		else if (v < lim)
+			lim = v;
+		slash = strrchr(p, '/');
+		if (!slash || strcmp(p, "/") == 0)
+			break;
+		slash[slash == p ? 1 : 0] = '\0';
+	}
+	free(p);
+	if (r == 0)
+		*ret = lim;
+	return r;
+}
+
+void host_fd_budget_update(struct mc_host *h)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		h->fd_budget = 512;
+	else
+		h->fd_budget = (size_t)rl.rlim_cur / 2;
+}
+
+size_t mc_host_fd_budget(const struct mc_host *h)
+{
+	return h->fd_budget;
+}
+
+int mc_host_bad_files(const struct mc_host *h, uint32_t bad, char **ret)
+{
+	size_t len = 0;
+	char *out;
+
+	for (int f = 0; f < HOST_FILE__COUNT; f++)
+		if (bad & (1u << f) && host_slot_file(h, f))
+			len += strlen(host_slot_file(h, f)) + 2;
+	out = malloc(len + 1);
+	if (!out)
+		return -ENOMEM;
+	out[0] = '\0';
+	for (int f = 0; f < HOST_FILE__COUNT; f++) {
+		if (!(bad & (1u << f)) || !host_slot_file(h, f))
+			continue;
+		if (out[0])
+			strcat(out, ", ");
+		strcat(out, host_slot_file(h, f));
+	}
+	*ret = out;
+	return 0;
+}
+
+/* The files a group's slots are read from: knob slots use caps->file[], then these. */
+static const struct {
+	const char *v1;
+	const char *v2;
+} other_files[HOST_FILE__COUNT] = {
+	[HOST_FILE_USAGE] = { "memory.usage_in_bytes", "memory.current" },
+	[HOST_FILE_STAT] = { "memory.stat", "memory.stat" },
+	[HOST_FILE_NUMA] = { "memory.numa_stat", "memory.numa_stat" },
+	[HOST_FILE_EVENTS] = { NULL, "memory.events" },
+	[HOST_FILE_FAILCNT] = { "memory.failcnt", NULL },
+	[HOST_FILE_OOM] = { "memory.oom_control", NULL },
+	[HOST_FILE_PRESSURE] = { "memory.pressure", "memory.pressure" },
+	[HOST_FILE_SUBTREE] = { NULL, "cgroup.subtree_control" },
+};
+
+const char *host_slot_file(const struct mc_host *h, int f)
+{
+	if (f < MC_KNOB__COUNT)
+		return h->caps.file[f];
+	if (f == HOST_FILE_NUMA && !h->st.numa_stat)
+		return NULL;
+	if (f == HOST_FILE_PRESSURE && !h->st.psi)
+		return NULL;
+	return h->caps.ver == MC_CGV1 ? other_files[f].v1 : other_files[f].v2;
+}
+
+_Static_assert(HOST_FILE__COUNT <= 32, "mc_group_snap.bad has a bit per file");
+_Static_assert(MC_BAD_USAGE == 1u << HOST_FILE_USAGE, "host.h numbers the usage bit");
+
+/* --- the reader --- */
+
+int mc_subtree_new(struct mc_host *h, const char *parent, struct mc_subtree **ret)
+{
+	struct mc_subtree *t = calloc(1, sizeof(*t));
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	t->h = h;
+	r = mc_path_join(parent, "", &t->parent);
+	if (r < 0) {
+		free(t);
+		return r;
+	}
+	t->inotify = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	*ret = t;
+	return 0;
+}
+
+void mc_subtree_free(struct mc_subtree *t)
+{
+	if (!t)
+		return;
+	grp_free(t, t->root);
+	if (t->inotify >= 0)
+		close(t->inotify);
+	free(t->v);
+	free(t->e);
+	free(t->parent);
+	host_buf_free(&t->dents);
+	mc_kvs_free(&t->tmp);
+	free(t);
+}
+
+size_t mc_subtree_count(const struct mc_subtree *t)
+{
+	return t->n;
+}
+
+const struct mc_subtree_entry *mc_subtree_entry(const struct mc_subtree *t, size_t i)
+{
+	return &t->e[i];
+}
+
+uint64_t mc_subtree_limit(const struct mc_subtree *t)
+{
+	return t->limit;
+}
+
+/* --- reading a group --- */
+
+/* Marks g gone: its parent's listing is made again at the next scan. */
+static int grp_gone(struct mc_subtree *t, struct sub_grp *g)
+{
+	g->stale = true;
+	if (g->up)
+		g->up->dirty = true;
+	t->pending = true;
+	return -ENODEV;
+}
+
+/* Still the directory g was opened as? (after memory.stat was missing) */
+static bool grp_exists(struct mc_subtree *t, struct sub_grp *g)
+{
+	struct stat st;
+	int fd;
+	bool same;
+
+	if (cgfs_open_group(t->h, g->abs, O_PATH, &fd) < 0)
+		return false;
+	same = fstat(fd, &st) == 0 && st.st_ino == g->ino;
+	close(fd);
+	return same;
+}
+
+/*
+ * Reads slot f of g into the host's buffer: 0 and the length, 1 when the
+ * file is missing, -ENODEV when the group is gone. *kept turns false when
+ * the file had to be opened and closed again (descriptor budget).
+ */
+static int slot_read(struct mc_subtree *t, struct sub_grp *g, int f, size_t *ret_len,
+		     bool *kept)
+{
+	struct mc_host *h = t->h;
+	const char *file = host_slot_file(h, f);
+	int fd = g->fd[f], r;
+	struct stat s;
+
+	if (!file || g->missing[f])
+		return 1;
+	if (fd < 0) {
+		int tmp, dfd = grp_dir(t, g, &tmp);
+
+		if (dfd < 0)
+			return dfd == -ENODEV ? grp_gone(t, g) : dfd;
+		fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		r = fd < 0 ? -errno : 0;
+		if (tmp >= 0)
+			close(tmp);
+		if (r == -ENOENT) {
+			/* no memory.stat: a v2 group without the controller, or one removed */
+			if (f == HOST_FILE_STAT && !grp_exists(t, g))
+				return grp_gone(t, g);
+			g->missing[f] = true;
+			return 1;
+		}
+		if (r < 0)
+			return r == -ENODEV ? grp_gone(t, g) : r;
+		if (!fd_keep(t, &g->fd[f], fd))
+			*kept = false;
+	}
+	r = cgfs_read_fd(&h->buf, fd, ret_len);
+	/*
+	 * The kernel says ENODEV on reading a removed group's file; a fake
+	 * tree's plain file stays readable after removal, so there a link
+	 * count of 0 says it.
+	 */
+	if (r == 0 && h->fake && fstat(fd, &s) == 0 && s.st_nlink == 0)
+		r = -ENODEV;
+	if (fd != g->fd[f])
+		close(fd);
+	if (r == -ENOENT || r == -ENODEV)
+		return grp_gone(t, g);
+	return r;
+}
+
+/*
+ * v1 memory.stat keys under their v2 names. v2's memory.stat counts the
+ * whole subtree, as v1's total_* keys do; v1's group-local keys have no v2
+ * counterpart and are dropped, as are total_* keys v2 has no name for.
+ * Before Linux 5.9 only file pages had refault tracking, under the names
+ * workingset_refault / _activate / _restore (v2 too).
+ */
+static const struct {
+	const char *from;
+	const char *to;
+} stat_v1[] = {
+	{ "total_cache", "file" },
+	{ "total_rss", "anon" },
+	{ "total_rss_huge", "anon_thp" },
+	{ "total_shmem", "shmem" },
+	{ "total_mapped_file", "file_mapped" },
+	{ "total_dirty", "file_dirty" },
+	{ "total_writeback", "file_writeback" },
+	{ "total_swapcached", "swapcached" },
+	{ "total_pgfault", "pgfault" },
+	{ "total_pgmajfault", "pgmajfault" },
+	{ "total_inactive_anon", "inactive_anon" },
+	{ "total_active_anon", "active_anon" },
+	{ "total_inactive_file", "inactive_file" },
+	{ "total_active_file", "active_file" },
+	{ "total_unevictable", "unevictable" },
+	{ "total_workingset_refault_anon", "workingset_refault_anon" },
+	{ "total_workingset_refault_file", "workingset_refault_file" },
+	{ "total_workingset_refault", "workingset_refault_file" },
+	{ "total_workingset_activate_anon", "workingset_activate_anon" },
+	{ "total_workingset_activate_file", "workingset_activate_file" },
+	{ "total_workingset_activate", "workingset_activate_file" },
+	{ "total_workingset_restore_anon", "workingset_restore_anon" },
+	{ "total_workingset_restore_file", "workingset_restore_file" },
+	{ "total_workingset_restore", "workingset_restore_file" },
+	{ "total_workingset_nodereclaim", "workingset_nodereclaim" },
+}, stat_v2_old[] = {
+	{ "workingset_refault", "workingset_refault_file" },
+	{ "workingset_activate", "workingset_activate_file" },
+	{ "workingset_restore", "workingset_restore_file" },
+};
+
+/* Renames (v1: and filters) the keys of memory.stat in place. */
+static int stat_to_v2(struct mc_subtree *t, struct mc_kvs *kv)
+{
+	bool v1 = t->h->caps.ver == MC_CGV1;
+	size_t w = 0;
+
+	for (size_t i = 0; i < kv->n; i++) {
+		const char *to = v1 ? NULL : kv->v[i].key;
+		size_t n = v1 ? sizeof(stat_v1) / sizeof(stat_v1[0])
+			      : sizeof(stat_v2_old) / sizeof(stat_v2_old[0]);
+
+		for (size_t j = 0; j < n; j++) {
+			const char *from = v1 ? stat_v1[j].from : stat_v2_old[j].from;
+
+			if (strcmp(kv->v[i].key, from) == 0) {
+				to = v1 ? stat_v1[j].to : stat_v2_old[j].to;
+				break;
+			}
+		}
+		/* a kernel with both names keeps the first */
+		for (size_t j = 0; to && to != kv->v[i].key && j < w; j++)
+			if (strcmp(kv->v[j].key, to) == 0)
+				to = NULL;
+		if (!to) {
+			free(kv->v[i].key);
+			continue;
+		}
+		if (to != kv->v[i].key) {
+			char *k = strdup(to);
+
+			if (!k) {
+				for (size_t j = i; j < kv->n; j++)
+					free(kv->v[j].key);
+				kv->n = w;
+				return -ENOMEM;
+			}
+			free(kv->v[i].key);
+			kv->v[i].key = k;
+		}
+		kv->v[w++] = kv->v[i];
+	}
+	kv->n = w;
+	return 0;
+}
+
+/* v1 numa_stat: hierarchical_X is v2's X (which counts the subtree); the rest goes. */
+static int numa_to_v2(struct mc_kvs *kv)
+{
+	static const char pfx[] = "hierarchical_";
+	size_t w = 0;
+
+	for (size_t i = 0; i < kv->n; i++) {
+		char *k = kv->v[i].key;
+
+		if (strncmp(k, pfx, sizeof(pfx) - 1) != 0 || strcmp(k, "hierarchical_total") == 0) {
+			free(k);
+			continue;
+		}
+		memmove(k, k + sizeof(pfx) - 1, strlen(k + sizeof(pfx) - 1) + 1);
+		kv->v[w++] = kv->v[i];
+	}
+	kv->n = w;
+	return 0;
+}
+
+static void numa_free(struct mc_group_snap *gs)
+{
+	for (size_t n = 0; n < gs->n_numa; n++)
+		mc_kvs_free(&gs->numa[n]);
+	free(gs->numa);
+	gs->numa = NULL;
+	gs->n_numa = 0;
+}
+
+/* Parses slot f (read into the host's buffer, len bytes) into gs. -EINVAL: it does not parse. */
+static int slot_parse(struct mc_subtree *t, int f, size_t len, struct mc_group_snap *gs)
+{
+	struct mc_host *h = t->h;
+	const char *p = h->buf.p;
+	bool v1 = h->caps.ver == MC_CGV1;
+	uint64_t v;
+	int r;
+
+	if (f < MC_KNOB__COUNT) {
+		r = mc_parse_knob_value(p, len, &gs->raw[f]);
+		gs->raw_valid[f] = r == 0;
+		return r;
+	}
+	switch (f) {
+	case HOST_FILE_USAGE:
+		r = mc_parse_knob_value(p, len, &gs->usage);
+		gs->usage_valid = r == 0;
+		return r;
+	case HOST_FILE_STAT:
+		r = mc_parse_flat_keyed(p, len, &gs->stat);
+		return r < 0 ? r : stat_to_v2(t, &gs->stat);
+	case HOST_FILE_NUMA:
+		r = mc_parse_numa_stat(p, len, h->caps.page_size, v1, &gs->numa, &gs->n_numa);
+		for (size_t n = 0; r == 0 && v1 && n < gs->n_numa; n++)
+			r = numa_to_v2(&gs->numa[n]);
+		if (r < 0)
+			numa_free(gs);
+		return r;
+	case HOST_FILE_EVENTS:
+		return mc_parse_flat_keyed(p, len, &gs->events);
+	case HOST_FILE_FAILCNT:
+		/* v1's failcnt counts hits of the limit: v2's "max" event. */
+		r = mc_parse_knob_value(p, len, &v);
+		return r < 0 ? r : mc_kvs_add(&gs->events, "max", 3, v);
+	case HOST_FILE_OOM:
+		/* v1's oom_control: its oom_kill is v2's event of that name. */
+		mc_kvs_free(&t->tmp);
+		r = mc_parse_flat_keyed(p, len, &t->tmp);
+		if (r == 0 && mc_kvs_get(&t->tmp, "oom_kill", &v) == 0)
+			r = mc_kvs_add(&gs->events, "oom_kill", 8, v);
+		return r;
+	case HOST_FILE_PRESSURE:
+		r = mc_parse_psi(p, len, &gs->psi);
+		gs->psi.valid = r == 0;
+		return r;
+	case HOST_FILE_SUBTREE:
+		gs->no_memory_children = !host_has_word(p, "memory");
+		return 0;
+	}
+	return 0;
+}
+
+/* Which slots a part is read from. */
+static bool slot_in(int f, unsigned parts)
+{
+	if (f < MC_KNOB__COUNT)
+		return parts & MC_READ_KNOBS;
+	switch (f) {
+	case HOST_FILE_USAGE:
+		return parts & MC_READ_USAGE;
+	case HOST_FILE_STAT:
+		return parts & MC_READ_STAT;
+	case HOST_FILE_NUMA:
+		return parts & MC_READ_NUMA;
+	case HOST_FILE_EVENTS:
+	case HOST_FILE_FAILCNT:
+	case HOST_FILE_OOM:
+		return parts & MC_READ_EVENTS;
+	case HOST_FILE_PRESSURE:
+		return parts & MC_READ_PSI;
+	case HOST_FILE_SUBTREE:
+		return parts & MC_READ_SUBTREE;
+	}
+	return false;
+}
+
+/* Empties the members of the parts about to be read. */
+static void parts_clear(unsigned parts, struct mc_group_snap *gs)
+{
+	if (parts & MC_READ_USAGE)
+		gs->usage_valid = false;
+	if (parts & MC_READ_KNOBS)
+		memset(gs->raw_valid, 0, sizeof(gs->raw_valid));
+	if (parts & MC_READ_STAT)
+		mc_kvs_free(&gs->stat);
+	if (parts & MC_READ_NUMA)
+		numa_free(gs);
+	if (parts & MC_READ_EVENTS)
+		mc_kvs_free(&gs->events);
+	if (parts & MC_READ_PSI)
+		gs->psi.valid = false;
+	if (parts & MC_READ_SUBTREE)
+		gs->no_memory_children = false;
+	for (int f = 0; f < HOST_FILE__COUNT; f++)
+		if (slot_in(f, parts))
+			gs->bad &= ~(1u << f);
+}
+
+int mc_subtree_read(struct mc_subtree *t, size_t i, unsigned parts, struct mc_group_snap *gs,
+		    bool *ret_kept)
+{
+	struct sub_grp *g = t->v[i];
+	bool kept = true;
+	int r = 0;
+
+	parts_clear(parts, gs);
+	/* Without memory.stat, files may still appear (v2: the controller enabled later). */
+	if (g->fd[HOST_FILE_STAT] < 0)
+		memset(g->missing, 0, sizeof(g->missing));
+	for (int f = 0; r == 0 && f < HOST_FILE__COUNT; f++) {
+		size_t len;
+
+		if (!slot_in(f, parts))
+			continue;
+		r = slot_read(t, g, f, &len, &kept);
+		if (r == 1) {
+			r = 0;
+			continue;
+		}
+		if (r == 0)
+			r = slot_parse(t, f, len, gs);
+		if (r == -EINVAL) {
+			gs->bad |= 1u << f;
+			r = 0;
+		}
+	}
+	gs->present = r != -ENODEV;
+	if (ret_kept)
+		*ret_kept = kept;
+	return r;
+}
+
+int mc_subtree_reopen(struct mc_subtree *t, size_t i)
+{
+	struct sub_grp *g = t->v[i];
+	struct stat st;
+	int tmp = -1, fd, r;
+
+	if (g->up) {
+		int pfd = grp_dir(t, g->up, &tmp);
+
+		if (pfd < 0)
+			return -ENODEV;
+		fd = openat(pfd, g->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		r = fd < 0 ? -errno : 0;
+		if (tmp >= 0)
+			close(tmp);
+	} else {
+		r = cgfs_open_group(t->h, g->abs, O_RDONLY, &fd);
+	}
+	if (r < 0)
+		return r == -ENOMEM ? r : -ENODEV;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -ENODEV;
+	}
+	/* A new group under the old name: its children are listed at the next scan. */
+	grp_close_files(t, g);
+	grp_unwatch(t, g);
+	g->ino = st.st_ino;
+	g->stale = false;
+	g->dirty = true;
+	g->listed = false;
+	t->pending = true;
+	grp_watch(t, g, fd);
+	if (!fd_keep(t, &g->dfd, fd))
+		close(fd);
+	return 0;
+}
+
+/* --- snapshots --- */
+
+/* Readers kept per parent between snapshots; the least recently used goes. */
+static int host_tree(struct mc_host *h, const char *parent, struct mc_subtree **ret)
+{
+	size_t lru = 0;
+	int r;
+
+	h->tree_clock++;
+	for (size_t i = 0; i < HOST_TREES; i++) {
+		if (h->trees[i] && strcmp(h->trees[i]->parent, parent) == 0) {
+			h->tree_used[i] = h->tree_clock;
+			*ret = h->trees[i];
+			return 0;
+		}
+		if (h->tree_used[i] < h->tree_used[lru])
+			lru = i;
+	}
+	mc_subtree_free(h->trees[lru]);
+	h->trees[lru] = NULL;
+	r = mc_subtree_new(h, parent, &h->trees[lru]);
+	if (r < 0)
+		return r;
+	h->tree_used[lru] = h->tree_clock;
+	*ret = h->trees[lru];
+	return 0;
+}
+
+void host_trees_free(struct mc_host *h)
+{
+	for (size_t i = 0; i < HOST_TREES; i++) {
+		mc_subtree_free(h->trees[i]);
+		h->trees[i] = NULL;
+		h->tree_used[i] = 0;
+	}
+}
+
+/*
+ * Reads every part of entry i into gs. A group gone (or replaced) since the
+ * scan is opened once more under its name; gone for good, it stays in the
+ * snapshot with present=false and nothing else.
+ */
+static int snap_group(struct mc_subtree *t, size_t i, struct mc_group_snap *gs, bool *kept)
+{
+	int r = mc_subtree_read(t, i, MC_READ_ALL, gs, kept);
+	char *path;
+
+	if (r == -ENODEV) {
+		r = mc_subtree_reopen(t, i);
+		if (r == 0)
+			r = mc_subtree_read(t, i, MC_READ_ALL, gs, kept);
+	}
+	if (r != -ENODEV)
+		return r;
+	path = gs->path;
+	gs->path = NULL;
+	mc_group_snap_free(gs);
+	memset(gs, 0, sizeof(*gs));
+	gs->path = path;
+	return 0;
+}
+
+/* A note naming the files of gs that did not parse. */
+static int snap_note_bad(struct mc_host *h, struct mc_snapshot *s, const struct mc_group_snap *gs)
+{
+	char *files = NULL, *note = NULL, **v;
+	int r = mc_host_bad_files(h, gs->bad, &files);
+
+	if (r == 0 && asprintf(&note, "'%s%s%s': %s did not parse; taken as unknown", s->parent,
+			       *gs->path && strcmp(s->parent, "/") != 0 ? "/" : "", gs->path,
+			       files) < 0)
+		r = -ENOMEM;
+	free(files);
+	if (r < 0)
+		return r;
+	v = realloc(s->notes, (s->n_notes + 1) * sizeof(*v));
+	if (!v) {
+		free(note);
+		return -ENOMEM;
+	}
+	s->notes = v;
+	s->notes[s->n_notes++] = note;
+	return 0;
+}
+
+int mc_host_snapshot(struct mc_host *h, const char *parent, struct mc_snapshot *ret)
+{
+	struct mc_snapshot s = { 0 };
+	struct mc_subtree *t;
+	size_t n;
+	int r;
+
+	r = mc_path_join(parent, "", &s.parent);
+	if (r == 0)
+		r = host_tree(h, s.parent, &t);
+	if (r == 0)
+		r = mc_subtree_scan(t, false);
+	if (r < 0)
+		goto fail;
+	n = mc_subtree_count(t);
+	s.groups = calloc(n ? n : 1, sizeof(*s.groups));
+	if (!s.groups) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct mc_group_snap *gs = &s.groups[i];
+		bool kept = true;
+
+		gs->path = strdup(mc_subtree_entry(t, i)->path);
+		if (!gs->path) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		s.n++;
+		r = snap_group(t, i, gs, &kept);
+		if (r == 0 && gs->bad)
+			r = snap_note_bad(h, &s, gs);
+		if (r < 0)
+			goto fail;
+		s.uncached += !kept;
+	}
+	if (s.n == 0 || !s.groups[0].present) {
+		r = -ENOENT;
+		goto fail;
+	}
+	s.parent_limit = mc_subtree_limit(t);
+	s.fd_budget = mc_host_fd_budget(h);
+	if (mc_host_sysctl_read(h, "vm.max_reclaimers_per_node", &s.kernel_per_node) < 0)
+		s.kernel_per_node = -1;
+	*ret = s;
+	return 0;
+fail:
+	mc_snapshot_free(&s);
+	return r;
+}

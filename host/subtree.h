@@ -1,0 +1,96 @@
+#ifndef MEMCTL_SUBTREE_H
+#define MEMCTL_SUBTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host.h"
+#include "snapshot.h"
+
+/*
+ * The subtree reader: the one way memctl reads the live tree below a
+ * parent. mc_host_snapshot reads every part of every group through it;
+ * `memctl top` reads the sort key of every group and the rest only for
+ * the rows it shows; completion only walks. scan() walks the directories
+ * (structure only), read() preads the parts asked for through descriptors
+ * kept open per group and file.
+ *
+ * One rule for values: a file that is missing leaves its part invalid (a
+ * normal case: v1 has no memory.high, the v2 root no memory.max); a file
+ * that is there but does not parse leaves its part invalid too, and sets
+ * the file's bit in mc_group_snap.bad (mc_host_bad_files names them). It
+ * never fails the read, and never reads as zero.
+ *
+ * One set of names: memory.stat and numa_stat keys are v2's whatever the
+ * host (v1's hierarchical total_* / hierarchical_* keys are renamed, v1's
+ * group-local ones dropped), and events are v2's memory.events keys (v1:
+ * failcnt as "max", oom_control's oom_kill). Consumers ask for v2 names
+ * only.
+ *
+ * Functions return 0 or -errno and never print.
+ */
+
+/* Parts of a group that read() can fill in a struct mc_group_snap. */
+enum {
+	MC_READ_USAGE = 1 << 0,     /* usage */
+	MC_READ_KNOBS = 1 << 1,     /* raw[] / raw_valid[] */
+	MC_READ_STAT = 1 << 2,      /* stat */
+	MC_READ_NUMA = 1 << 3,      /* numa, n_numa */
+	MC_READ_EVENTS = 1 << 4,    /* events */
+	MC_READ_PSI = 1 << 5,       /* psi */
+	MC_READ_SUBTREE = 1 << 6,   /* no_memory_children (v2 cgroup.subtree_control) */
+	MC_READ_ALL = (1 << 7) - 1,
+};
+
+struct mc_subtree_entry {
+	const char *path;   /* relative to the parent; "" is the parent itself */
+	const char *abs;    /* absolute cgroup path */
+	unsigned depth;     /* 0 for the parent */
+	size_t up;          /* index of the parent entry; (size_t)-1 for entry 0 */
+};
+
+struct mc_subtree;
+
+/* A reader of the subtree at parent (absolute cgroup path). 0, -EINVAL, -ENOMEM. */
+int mc_subtree_new(struct mc_host *h, const char *parent, struct mc_subtree **ret);
+void mc_subtree_free(struct mc_subtree *t);
+
+/*
+ * Walks the subtree again: entries in preorder, children in name order. A
+ * directory is listed again (getdents) only when it may have changed: an
+ * inotify watch on it reported a subdirectory made, removed or renamed, a
+ * read found one of its groups gone, or it has no watch (no inotify, or the
+ * watch limit reached: then it is listed every time); full lists every
+ * directory. Descriptors of groups seen before are kept; those of vanished
+ * groups are closed. Also reads the parent's effective limit
+ * (mc_host_effective_limit). Returns 1 when groups appeared or went (then
+ * entries from an earlier scan are invalid), 0 when the tree is as before
+ * (entries keep their indexes), -ENOENT (the parent is gone), -ENOMEM.
+ */
+int mc_subtree_scan(struct mc_subtree *t, bool full);
+
+size_t mc_subtree_count(const struct mc_subtree *t);
+const struct mc_subtree_entry *mc_subtree_entry(const struct mc_subtree *t, size_t i);
+/* The parent's effective limit at the last scan (mc_host_effective_limit of the parent). */
+uint64_t mc_subtree_limit(const struct mc_subtree *t);
+
+/*
+ * Reads the parts of entry i into gs; the members of other parts are left
+ * as they were, those of the parts read are replaced (with their bits of
+ * gs->bad). -ENODEV: the group is gone (or was replaced under its name; the
+ * next scan opens the new one). *ret_kept, when not NULL, is false when the
+ * descriptor budget (mc_host_fd_budget) did not let the reader keep this
+ * group's files open.
+ */
+int mc_subtree_read(struct mc_subtree *t, size_t i, unsigned parts, struct mc_group_snap *gs,
+		    bool *ret_kept);
+
+/*
+ * Opens entry i afresh under its name (after -ENODEV: a group removed and
+ * made again between scan and read). 0, or -ENODEV when there is no group
+ * of that name any more.
+ */
+int mc_subtree_reopen(struct mc_subtree *t, size_t i);
+
+#endif

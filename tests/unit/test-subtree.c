@@ -1,0 +1,541 @@
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "subtree.h"
+#include "tap.h"
+
+/*
+ * The subtree reader against fake trees (plain directories shaped like a
+ * memory hierarchy, no root needed):
+ *   - v1 memory.stat / numa_stat keys come out under v2's names, once, in
+ *     the host layer (and v1's group-local keys do not come out at all);
+ *   - a value that does not parse is invalid and named, never fatal;
+ *   - the effective limit includes the group's own max;
+ *   - groups appearing, vanishing, renamed and replaced between scans are
+ *     seen exactly, against an oracle that lists the tree afresh, while the
+ *     reader lists only directories that changed.
+ */
+
+static char top[] = "/tmp/memctl-test-subtree.XXXXXX";
+static char tree[sizeof(top) + 8];
+
+static void bail(const char *what, const char *path)
+{
+	printf("Bail out! %s %s: %s\n", what, path, strerror(errno));
+	exit(1);
+}
+
+static void put(const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+		bail("cannot write", path);
+}
+
+static void mkdir_rel(const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	if (mkdir(path, 0755) < 0)
+		bail("mkdir", path);
+}
+
+static int rm_entry(const char *path, const struct stat *s, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static void rm_rel(const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	if (nftw(path, rm_entry, 8, FTW_DEPTH | FTW_PHYS) < 0)
+		bail("remove", path);
+}
+
+static void rename_rel(const char *from, const char *to)
+{
+	char a[512], b[512];
+
+	snprintf(a, sizeof(a), "%s/%s", tree, from);
+	snprintf(b, sizeof(b), "%s/%s", tree, to);
+	if (rename(a, b) < 0)
+		bail("rename", a);
+}
+
+static const char v1_stat[] =
+	"cache 4096\nrss 8192\nrss_huge 0\ninactive_anon 4096\nactive_anon 4096\n"
+	"inactive_file 4096\nactive_file 0\nhierarchical_memory_limit 1073741824\n"
+	"total_cache 40960\ntotal_rss 81920\ntotal_rss_huge 2097152\ntotal_shmem 0\n"
+	"total_mapped_file 12288\ntotal_workingset_refault 351\ntotal_pgfault 100\n"
+	"total_pgpgin 7\ntotal_inactive_anon 40960\ntotal_active_anon 40960\n"
+	"total_inactive_file 20480\ntotal_active_file 20480\ntotal_unevictable 0\n";
+static const char v1_numa[] =
+	"total=30 N0=20 N1=10\nfile=10 N0=5 N1=5\nanon=20 N0=15 N1=5\nunevictable=0 N0=0 N1=0\n"
+	"hierarchical_total=300 N0=200 N1=100\nhierarchical_file=100 N0=50 N1=50\n"
+	"hierarchical_anon=200 N0=150 N1=50\nhierarchical_unevictable=0 N0=0 N1=0\n";
+
+/* A v1 group with every file the reader reads there. */
+static void make_v1_group(const char *rel, const char *limit)
+{
+	static const struct {
+		const char *name;
+		const char *text;
+	} files[] = {
+		{ "memory.soft_limit_in_bytes", "9223372036854771712\n" },
+		{ "memory.memsw.limit_in_bytes", "9223372036854771712\n" },
+		{ "memory.usage_in_bytes", "122880\n" },
+		{ "memory.stat", v1_stat },
+		{ "memory.numa_stat", v1_numa },
+		{ "memory.failcnt", "7\n" },
+		{ "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n" },
+	};
+	char f[256];
+
+	if (*rel)
+		mkdir_rel(rel);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(f, sizeof(f), "%s%s%s", rel, *rel ? "/" : "", files[i].name);
+		put(f, files[i].text);
+	}
+	snprintf(f, sizeof(f), "%s%smemory.limit_in_bytes", rel, *rel ? "/" : "");
+	put(f, limit);
+}
+
+static struct mc_host *open_fake(int version)
+{
+	struct mc_host_opts o = { .cgroup_root = tree, .fake_version = version };
+	struct mc_host *h = NULL;
+
+	if (mc_host_open(&o, &h) < 0) {
+		printf("Bail out! cannot open the fake tree\n");
+		exit(1);
+	}
+	return h;
+}
+
+static bool has_key_prefix(const struct mc_kvs *kv, const char *pfx)
+{
+	for (size_t i = 0; i < kv->n; i++)
+		if (strncmp(kv->v[i].key, pfx, strlen(pfx)) == 0)
+			return true;
+	return false;
+}
+
+static void test_v1_names(struct mc_host *h)
+{
+	const uint64_t page = mc_host_caps(h)->page_size;
+	struct mc_snapshot s;
+	const struct mc_group_snap *g;
+	uint64_t v = 0;
+	int r = mc_host_snapshot(h, "/a", &s);
+
+	tap_eq_int(r, 0, "v1: snapshot /a");
+	if (r < 0)
+		return;
+	g = mc_snapshot_find(&s, "b");
+	tap_check(g && g->present, "v1: a/b read");
+	if (!g)
+		goto out;
+	tap_check(mc_kvs_get(&g->stat, "anon", &v) == 0 && v == 81920, "v1 total_rss is anon");
+	tap_check(mc_kvs_get(&g->stat, "file", &v) == 0 && v == 40960, "v1 total_cache is file");
+	tap_check(mc_kvs_get(&g->stat, "anon_thp", &v) == 0 && v == 2097152,
+		  "v1 total_rss_huge is anon_thp");
+	tap_check(mc_kvs_get(&g->stat, "file_mapped", &v) == 0 && v == 12288,
+		  "v1 total_mapped_file is file_mapped");
+	tap_check(mc_kvs_get(&g->stat, "inactive_anon", &v) == 0 && v == 40960,
+		  "v1 inactive_anon is the hierarchical total, not the group-local value");
+	tap_check(mc_kvs_get(&g->stat, "workingset_refault_file", &v) == 0 && v == 351,
+		  "v1 total_workingset_refault (before 5.9) is workingset_refault_file");
+	tap_check(!has_key_prefix(&g->stat, "total_") && !has_key_prefix(&g->stat, "hierarchical_") &&
+			  mc_kvs_get(&g->stat, "rss", &v) < 0 && mc_kvs_get(&g->stat, "cache", &v) < 0 &&
+			  mc_kvs_get(&g->stat, "pgpgin", &v) < 0,
+		  "no v1 name comes out (%zu keys)", g->stat.n);
+	tap_check(g->n_numa == 2 && mc_kvs_get(&g->numa[0], "anon", &v) == 0 && v == 150 * page,
+		  "v1 numa hierarchical_anon is anon (bytes)");
+	tap_check(g->n_numa == 2 && mc_kvs_get(&g->numa[1], "file", &v) == 0 && v == 50 * page,
+		  "v1 numa hierarchical_file is file");
+	tap_check(g->n_numa == 2 && mc_kvs_get(&g->numa[0], "total", &v) < 0 &&
+			  !has_key_prefix(&g->numa[0], "hierarchical_"),
+		  "no v1 numa name comes out");
+	tap_check(mc_kvs_get(&g->events, "max", &v) == 0 && v == 7, "v1 failcnt is event max");
+	tap_check(mc_kvs_get(&g->events, "oom_kill", &v) == 0 && v == 2,
+		  "v1 oom_control's oom_kill is event oom_kill");
+	tap_eq_u64(g->bad, 0, "v1: every file parsed");
+out:
+	mc_snapshot_free(&s);
+}
+
+/* The effective limit counts the group's own max and every ancestor's, capped at RAM. */
+static void test_limit(struct mc_host *h)
+{
+	uint64_t ram = mc_host_caps(h)->mem_total, v = 0, want;
+	struct mc_subtree *t = NULL;
+	struct mc_snapshot s;
+
+	want = ram < 536870912 ? ram : 536870912;
+	tap_eq_int(mc_host_effective_limit(h, "/a/b", &v), 0, "effective limit of /a/b");
+	tap_eq_u64(v, want, "its own 512M counts");
+	want = ram < 1073741824 ? ram : 1073741824;
+	tap_eq_int(mc_host_effective_limit(h, "/a", &v), 0, "effective limit of /a");
+	tap_eq_u64(v, want, "/a: its 1G (the unlimited root adds nothing)");
+	if (mc_host_snapshot(h, "/a", &s) == 0) {
+		tap_eq_u64(s.parent_limit, want, "snapshot's parent limit is the same function");
+		mc_snapshot_free(&s);
+	}
+	if (mc_subtree_new(h, "/a", &t) == 0 && mc_subtree_scan(t, false) >= 0)
+		tap_eq_u64(mc_subtree_limit(t), want, "the reader's limit is the same function");
+	mc_subtree_free(t);
+}
+
+/* A value that does not parse: invalid and named, the rest of the snapshot intact. */
+static void test_bad_values(struct mc_host *h)
+{
+	struct mc_snapshot s;
+	const struct mc_group_snap *g;
+	struct mc_subtree *t = NULL;
+	struct mc_group_snap gs = { 0 };
+	char *files = NULL;
+	uint64_t v;
+	int r;
+
+	put("a/b/memory.limit_in_bytes", "garbage\n");
+	put("a/b/memory.stat", "total_rss 12x\n");
+	r = mc_host_snapshot(h, "/a", &s);
+	tap_eq_int(r, 0, "a bad value does not fail the snapshot");
+	if (r == 0) {
+		g = mc_snapshot_find(&s, "b");
+		tap_check(g && g->present && !g->raw_valid[MC_KNOB_MAX] && g->stat.n == 0,
+			  "bad limit and memory.stat are invalid, not zero");
+		tap_check(g && g->usage_valid && g->usage == 122880 &&
+				  mc_kvs_get(&g->events, "max", &v) == 0,
+			  "the group's other files are read");
+		if (g && mc_host_bad_files(h, g->bad, &files) == 0)
+			tap_eq_str(files, "memory.limit_in_bytes, memory.stat", "bad files named");
+		free(files);
+		tap_check(s.n_notes == 1 && strstr(s.notes[0], "'/a/b'") &&
+				  strstr(s.notes[0], "memory.limit_in_bytes, memory.stat"),
+			  "the snapshot says so: %s", s.n_notes ? s.notes[0] : "no note");
+		g = mc_snapshot_find(&s, "");
+		tap_check(g && g->raw_valid[MC_KNOB_MAX] && g->bad == 0, "the parent is unaffected");
+		mc_snapshot_free(&s);
+	}
+	/* the reader's own read: the same rule */
+	if (mc_subtree_new(h, "/a", &t) == 0 && mc_subtree_scan(t, false) >= 0) {
+		r = mc_subtree_read(t, 1, MC_READ_KNOBS, &gs, NULL);
+		tap_check(r == 0 && !gs.raw_valid[MC_KNOB_MAX] && gs.bad != 0,
+			  "read: bad knob invalid and marked");
+		put("a/b/memory.limit_in_bytes", "536870912\n");
+		r = mc_subtree_read(t, 1, MC_READ_KNOBS, &gs, NULL);
+		tap_check(r == 0 && gs.raw_valid[MC_KNOB_MAX] && gs.raw[MC_KNOB_MAX] == 536870912,
+			  "read: fixed value read again");
+		r = mc_subtree_read(t, 1, MC_READ_STAT, &gs, NULL);
+		tap_check(r == 0 && gs.bad != 0 && gs.stat.n == 0, "read: memory.stat still bad");
+		put("a/b/memory.stat", v1_stat);
+		r = mc_subtree_read(t, 1, MC_READ_STAT, &gs, NULL);
+		tap_check(r == 0 && gs.bad == 0 && gs.stat.n > 0, "read: all good again, bits cleared");
+		mc_group_snap_free(&gs);
+	}
+	mc_subtree_free(t);
+	put("a/b/memory.limit_in_bytes", "536870912\n");
+}
+
+/* --- churn --- */
+
+struct names {
+	char **v;
+	size_t n;
+	size_t cap;
+};
+
+static void names_add(struct names *ns, const char *s)
+{
+	if (ns->n == ns->cap) {
+		ns->cap = ns->cap ? ns->cap * 2 : 64;
+		ns->v = realloc(ns->v, ns->cap * sizeof(*ns->v));
+		if (!ns->v)
+			abort();
+	}
+	ns->v[ns->n] = strdup(s);
+	if (!ns->v[ns->n++])
+		abort();
+}
+
+static void names_free(struct names *ns)
+{
+	for (size_t i = 0; i < ns->n; i++)
+		free(ns->v[i]);
+	free(ns->v);
+	memset(ns, 0, sizeof(*ns));
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The oracle: the groups below tree/rel listed afresh, preorder, children by name. */
+static void oracle(const char *rel, struct names *out)
+{
+	struct names kids = { 0 };
+	char path[512];
+	struct dirent *de;
+	DIR *d;
+
+	names_add(out, rel);
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	d = opendir(path);
+	if (!d)
+		bail("opendir", path);
+	while ((de = readdir(d))) {
+		if (de->d_type == DT_DIR && de->d_name[0] != '.')
+			names_add(&kids, de->d_name);
+	}
+	closedir(d);
+	if (kids.n > 1)
+		qsort(kids.v, kids.n, sizeof(*kids.v), str_cmp);
+	for (size_t i = 0; i < kids.n; i++) {
+		snprintf(path, sizeof(path), "%s%s%s", rel, *rel ? "/" : "", kids.v[i]);
+		oracle(path, out);
+	}
+	names_free(&kids);
+}
+
+/* The reader's entries are the oracle's, in order; and what a fresh read of each says. */
+static bool same_as_oracle(struct mc_subtree *t, const char *step)
+{
+	struct names o = { 0 };
+	bool ok;
+
+	oracle("", &o);
+	ok = o.n == mc_subtree_count(t);
+	for (size_t i = 0; ok && i < o.n; i++)
+		ok = strcmp(o.v[i], mc_subtree_entry(t, i)->path) == 0;
+	if (!ok)
+		printf("# %s: reader has %zu groups, oracle %zu\n", step, mc_subtree_count(t), o.n);
+	names_free(&o);
+	return ok;
+}
+
+/* A v2 group with the two files the churn test looks at. */
+static void make_v2_group(const char *rel, unsigned long usage)
+{
+	char f[256], v[32];
+
+	mkdir_rel(rel);
+	snprintf(f, sizeof(f), "%s/memory.stat", rel);
+	put(f, "anon 0\nfile 0\n");
+	snprintf(f, sizeof(f), "%s/memory.current", rel);
+	snprintf(v, sizeof(v), "%lu\n", usage);
+	put(f, v);
+}
+
+/* Usage read for every entry: each must be the value last written under its name. */
+static bool usages_match(struct mc_subtree *t, const struct names *written, const unsigned long *val)
+{
+	for (size_t i = 1; i < mc_subtree_count(t); i++) {
+		struct mc_group_snap gs = { 0 };
+		const char *p = mc_subtree_entry(t, i)->path;
+		size_t j;
+		int r = mc_subtree_read(t, i, MC_READ_USAGE, &gs, NULL);
+
+		for (j = written->n; j-- > 0;)
+			if (strcmp(written->v[j], p) == 0)
+				break;
+		if (r != 0 || !gs.usage_valid || j == (size_t)-1 || gs.usage != val[j]) {
+			printf("# %s: read %d usage %llu, want %lu\n", p, r,
+			       (unsigned long long)gs.usage, j == (size_t)-1 ? 0 : val[j]);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Random churn, with a scan (and a check) after each step or two. Longer
+ * than 60 lines: one scenario read top to bottom, its four kinds of step
+ * side by side.
+ */
+static void churn_random(struct mc_subtree *t, struct names *written, unsigned long *val,
+			 unsigned long next)
+{
+	unsigned seed = 12;
+	bool all_ok = true, all_read = true;
+	int r, changed = 0, unchanged = 0, scans = 0;
+
+	for (int step = 0; step < 300 && written->n < 4000; step++) {
+		struct names now = { 0 };
+		char name[256], label[32];
+		const char *g;
+		int op;
+
+		oracle("", &now);
+		g = now.v[rand_r(&seed) % now.n];
+		op = now.n < 4 ? 0 : (int)(rand_r(&seed) % 4);
+		if (op == 0 || !*g) {
+			/* mkdir below g (or below the root) */
+			snprintf(name, sizeof(name), "%s%sg%lu", g, *g ? "/" : "", next);
+			make_v2_group(name, next);
+			names_add(written, name);
+			val[written->n - 1] = next++;
+		} else if (op == 1) {
+			rm_rel(g);
+		} else if (op == 2) {
+			const char *slash = strrchr(g, '/');
+
+			snprintf(name, sizeof(name), "%.*s%sr%lu", slash ? (int)(slash - g) : 0, g,
+				 slash ? "/" : "", next++);
+			rename_rel(g, name);
+			/* everything below keeps its value under the new prefix */
+			for (size_t i = 0, n = written->n; i < n; i++) {
+				size_t gl = strlen(g);
+				char moved[512];
+
+				if (strncmp(written->v[i], g, gl) == 0 &&
+				    (written->v[i][gl] == '\0' || written->v[i][gl] == '/')) {
+					snprintf(moved, sizeof(moved), "%s%s", name, written->v[i] + gl);
+					names_add(written, moved);
+					val[written->n - 1] = val[i];
+				}
+			}
+		} else {
+			snprintf(name, sizeof(name), "%s", g);
+			rm_rel(name);
+			make_v2_group(name, next);
+			names_add(written, name);
+			val[written->n - 1] = next++;
+		}
+		names_free(&now);
+		/* now and then two changes before one scan */
+		if (rand_r(&seed) % 3 == 0)
+			continue;
+		r = mc_subtree_scan(t, false);
+		changed += r == 1;
+		scans++;
+		snprintf(label, sizeof(label), "step %d", step);
+		if (r < 0 || !same_as_oracle(t, label)) {
+			all_ok = false;
+			break;
+		}
+		if (!usages_match(t, written, val)) {
+			all_read = false;
+			break;
+		}
+		unchanged += mc_subtree_scan(t, false) == 0;
+	}
+	tap_check(all_ok, "churn: after every random step the reader lists what is there");
+	tap_check(all_read, "churn: and reads each group's own files");
+	/* (two steps between scans can undo each other: not every scan sees a change) */
+	tap_check(changed > 100 && unchanged == scans,
+		  "churn: changes reported (%d of %d scans), a scan after each reports none (%d)",
+		  changed, scans, unchanged);
+}
+
+/* The churn scenario; longer than 60 lines as it reads as one story, step after step. */
+static void test_churn(void)
+{
+	struct mc_host *h;
+	struct mc_subtree *t = NULL;
+	struct names written = { 0 };
+	unsigned long *val = calloc(4096, sizeof(*val)), next = 4096;
+	int r;
+
+	rm_rel("");
+	if (mkdir(tree, 0755) < 0)
+		bail("mkdir", tree);
+	put("cgroup.controllers", "memory\n");
+	make_v2_group("a", next);
+	names_add(&written, "a");
+	val[0] = next++;
+	make_v2_group("a/x", next);
+	names_add(&written, "a/x");
+	val[1] = next++;
+	h = open_fake(2);
+	if (!val || mc_subtree_new(h, "/", &t) < 0) {
+		printf("Bail out! cannot make a reader\n");
+		exit(1);
+	}
+	tap_eq_int(mc_subtree_scan(t, false), 1, "churn: first scan finds groups");
+	tap_eq_int(mc_subtree_scan(t, false), 0, "churn: nothing changed, nothing listed again");
+	tap_check(same_as_oracle(t, "start"), "churn: start as listed afresh");
+
+	/* one removal and one creation under the same parent: same link count */
+	rm_rel("a/x");
+	make_v2_group("a/y", next);
+	names_add(&written, "a/y");
+	val[written.n - 1] = next++;
+	tap_eq_int(mc_subtree_scan(t, false), 1, "churn: rmdir + mkdir (same count) seen");
+	tap_check(same_as_oracle(t, "swap") && usages_match(t, &written, val),
+		  "churn: the new group is there, the old one gone");
+	/* a rename keeps the count and the inode */
+	rename_rel("a/y", "a/z");
+	names_add(&written, "a/z");
+	val[written.n - 1] = val[written.n - 2];
+	tap_eq_int(mc_subtree_scan(t, false), 1, "churn: rename seen");
+	tap_check(same_as_oracle(t, "rename"), "churn: renamed group under its new name");
+	/* removed and made again under the same name, with another value */
+	rm_rel("a/z");
+	make_v2_group("a/z", next);
+	names_add(&written, "a/z");
+	val[written.n - 1] = next++;
+	r = mc_subtree_scan(t, false);
+	tap_check(r >= 0 && same_as_oracle(t, "replace") && usages_match(t, &written, val),
+		  "churn: a replaced group is read through new descriptors");
+
+	churn_random(t, &written, val, next);
+	/* the snapshot (another reader of the same host) agrees */
+	{
+		struct mc_snapshot s;
+		struct names o = { 0 };
+		bool ok;
+
+		oracle("", &o);
+		ok = mc_host_snapshot(h, "/", &s) == 0 && s.n == o.n;
+		for (size_t i = 0; ok && i < o.n; i++)
+			ok = strcmp(s.groups[i].path, o.v[i]) == 0 && s.groups[i].present;
+		tap_check(ok, "churn: a snapshot sees the same %zu groups", o.n);
+		if (ok)
+			mc_snapshot_free(&s);
+		names_free(&o);
+	}
+	mc_subtree_free(t);
+	mc_host_free(h);
+	names_free(&written);
+	free(val);
+}
+
+int main(void)
+{
+	struct mc_host *h;
+
+	unsetenv("MEMCTL_FAKE_SELF");
+	if (!mkdtemp(top))
+		bail("mkdtemp", top);
+	snprintf(tree, sizeof(tree), "%s/tree", top);
+	if (mkdir(tree, 0755) < 0)
+		bail("mkdir", tree);
+	make_v1_group("", "9223372036854771712\n");
+	make_v1_group("a", "1073741824\n");
+	make_v1_group("a/b", "536870912\n");
+	h = open_fake(1);
+	test_v1_names(h);
+	test_limit(h);
+	test_bad_values(h);
+	mc_host_free(h);
+	test_churn();
+	nftw(top, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	return tap_done();
+}

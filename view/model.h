@@ -1,0 +1,132 @@
+#ifndef MEMCTL_MODEL_H
+#define MEMCTL_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host.h"
+#include "plan.h"
+#include "policy.h"
+#include "profile.h"
+#include "subtree.h"
+
+/*
+ * The read model under every front end (systemd-cgtop / htop style:
+ * refresh fills the model, renderers only format it). `memctl top` shows
+ * it on a screen or in batch mode, `memctl export` and `run --export`
+ * render it for monitoring; the names carry top_ because top was first.
+ *
+ * A refresh reads the sort key of every group; a front end then asks for
+ * the other columns of the rows it shows (top_model_fill), so the cost of a
+ * refresh grows with the screen, not with the tree. New and removed groups
+ * are found by the reader's walk, which lists again only the directories
+ * whose link count changed.
+ *
+ * Rows keep the host's strings as they are (a group name is whatever its
+ * creator chose: control characters, bytes that are not UTF-8); renderers
+ * escape them for their format (escape.h), and `label` is the name
+ * already escaped for text.
+ */
+
+/* A counter whose rate per second is shown (refaults, limit hits, OOM kills). */
+struct top_rate {
+	uint64_t prev;
+	double prev_t;        /* when prev was read; 0: never */
+	double rate;
+	bool valid;           /* rate computed from two reads */
+};
+
+struct top_row {
+	char *path;           /* relative to the parent ("" is the parent) */
+	char *abs;            /* absolute cgroup path */
+	const char *name;     /* last component; the absolute path for the parent row */
+	const char *label;    /* name escaped for text (escape.h); name when nothing to escape */
+	char *label_buf;      /* label's memory when it differs from name */
+	unsigned depth;
+	size_t up;            /* row of the parent group; (size_t)-1 for row 0 */
+	size_t entry;         /* index in the reader */
+	bool has_children;
+	bool collapsed;
+	bool gone;            /* vanished since the last directory walk */
+	struct mc_group_snap g;
+	unsigned have;        /* parts ever read (MC_READ_*) */
+	unsigned fresh;       /* parts read in this refresh */
+	uint64_t eff_limit;   /* min of its max and every ancestor's */
+	struct top_rate refault, max_events, oom_kill;
+	char *decision;       /* the engine's last decision for the group, with reason */
+	char *decision_label; /* decision escaped for text; NULL with decision */
+};
+
+/* Policy decisions shown by top (with --profile); nothing is written. */
+struct top_policy {
+	const struct mc_profile *profile;
+	struct mc_policy *pol;
+	char *parent;         /* the profile's parent, absolute */
+	char *error;          /* the last problem, for the status line */
+	char **dec_abs;       /* last decision per group (absolute path), with text */
+	char **dec_text;
+	size_t n_dec;
+	size_t cap_dec;
+};
+
+struct top_model {
+	struct mc_host *h;
+	const struct mc_caps *caps;
+	struct mc_subtree *rd;
+	char *parent;
+	struct top_row *rows;
+	size_t n;
+	size_t *order;        /* rows shown, in display order */
+	size_t n_order;
+	int sort_col;         /* index in top_cols */
+	bool reverse;
+	char *filter;         /* substring of names (case-insensitive), or NULL */
+	double now;           /* CLOCK_MONOTONIC seconds of the refresh */
+	unsigned long refreshes;
+	bool rescan;          /* list every directory at the next refresh (a group was
+	                         found gone: it may have been made again) */
+	struct top_policy policy;
+	size_t key_budget;    /* sort keys read per refresh at most (rows off screen
+	                         take turns); 0: every row, every refresh */
+	unsigned long reads;  /* files read, for the cost figures */
+};
+
+/* A model of the groups below parent (absolute). 0 or -errno. */
+int top_model_init(struct top_model *m, struct mc_host *h, const char *parent);
+void top_model_release(struct top_model *m);
+
+/*
+ * Uses profile p (kept by the caller) to show the engine's decisions and
+ * working-set estimates each refresh. 0 or -errno.
+ */
+int top_model_set_profile(struct top_model *m, const struct mc_profile *p,
+			  struct mc_policy *pol, const char *parent_abs);
+
+/*
+ * One refresh at time now: the directory walk when due, the sort key of
+ * every row, the policy when a profile is set, then the display order.
+ * -ENOENT when the parent is gone.
+ */
+int top_model_refresh(struct top_model *m, double now);
+
+/* Recomputes the display order (after a change of sort, filter or collapse). */
+void top_model_order(struct top_model *m);
+
+/*
+ * Reads parts for the rows order[first..first+count) and for row extra
+ * ((size_t)-1: none), with the ancestors' limits the % column needs.
+ */
+int top_model_fill(struct top_model *m, size_t first, size_t count, size_t extra,
+		   unsigned parts);
+
+/*
+ * Sorts by column col (reverse: the other way round), reading its key for
+ * every row that does not have it from this refresh yet. 0 or -errno.
+ */
+int top_model_sort_by(struct top_model *m, int col, bool reverse);
+
+/* Row index of path (relative), or (size_t)-1. */
+size_t top_model_find(const struct top_model *m, const char *path);
+
+#endif
