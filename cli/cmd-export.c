@@ -13,8 +13,9 @@
 #include "cmd.h"
 #include "export.h"
 #include "file.h"
+#include "pipeline.h"
 
-static void export_warn(const char *msg)
+static void export_warn(void *arg, const char *msg)
 {
 	mc_err("%s", msg);
 }
@@ -23,39 +24,34 @@ static void export_warn(const char *msg)
 static int export_engine(struct mc_ctx *ctx, struct mc_export *e, const struct mc_profile *p,
 			 struct mc_policy *pol)
 {
-	struct mc_decisions dec = { 0 };
-	struct mc_snapshot snap = { 0 };
-	struct mc_diags d = { 0 };
-	char *pparent = NULL;
-	int r;
+	struct mc_pipeline_opts o = { .pol = pol };
+	struct mc_pipeline pl;
+	int r, rc = 0;
 
-	r = mc_host_resolve_parent(ctx->host, p->parent, &pparent);
-	if (r < 0) {
+	r = mc_pipeline_run(ctx->host, p, &o, &pl);
+	if (pl.have_snap)
+		mc_print_snapshot_notes(&pl.snap);
+	if (r < 0 && pl.failed == MC_STAGE_RESOLVE) {
 		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
 		       p->parent_pos.col, p->parent, mc_strerror(r));
-		return MC_EXIT_INVALID;
+		rc = MC_EXIT_INVALID;
+	} else if (r < 0 && pl.failed == MC_STAGE_SNAPSHOT) {
+		mc_err("cannot read the profile's parent '%s': %s", pl.parent, mc_strerror(r));
+		rc = r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
+	} else {
+		/* policy problems do not stop the export: they are warnings, as in run */
+		mc_print_diags(&pl.decide_diags);
+		if (r == 0)
+			r = mc_export_set_engine(e, pol, pl.parent);
+		if (r == 0)
+			r = mc_export_take_decisions(e, &pl.dec);
+		if (r < 0) {
+			mc_err("policy engine: %s", mc_strerror(r));
+			rc = MC_EXIT_HOST;
+		}
 	}
-	r = mc_host_snapshot(ctx->host, pparent, &snap);
-	if (r < 0) {
-		mc_err("cannot read the profile's parent '%s': %s", pparent, mc_strerror(r));
-		free(pparent);
-		return r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
-	}
-	mc_print_snapshot_notes(&snap);
-	r = mc_policy_decide(pol, p, &snap, mc_host_caps(ctx->host), &dec, &d);
-	/* policy problems do not stop the export: they are warnings, as in run */
-	mc_print_diags(&d);
-	if (r == 0)
-		r = mc_export_set_engine(e, pol, pparent);
-	if (r == 0)
-		r = mc_export_take_decisions(e, &dec);
-	if (r < 0)
-		mc_err("policy engine: %s", mc_strerror(r));
-	mc_diags_free(&d);
-	mc_decisions_free(&dec);
-	mc_snapshot_free(&snap);
-	free(pparent);
-	return r < 0 ? MC_EXIT_HOST : 0;
+	mc_pipeline_release(&pl);
+	return rc;
 }
 
 static int cmd_export_exec(struct mc_ctx *ctx, int argc, char **argv)
@@ -75,7 +71,7 @@ static int cmd_export_exec(struct mc_ctx *ctx, int argc, char **argv)
 		mc_err("invalid parent '%s': %s", ctx->parent, mc_strerror(r));
 		return MC_EXIT_INVALID;
 	}
-	r = mc_export_new(ctx->host, parent, export_warn, &e);
+	r = mc_export_new(ctx->host, parent, export_warn, NULL, &e);
 	if (r < 0) {
 		mc_err("out of memory");
 		free(parent);

@@ -1,4 +1,28 @@
+#include <errno.h>
+
 #include "cmd.h"
+
+/* Says why rollback stopped, and what to do about it. */
+static void rollback_error(struct mc_ctx *ctx, struct mc_lock *lock, int r,
+			   const struct mc_txn_result *res)
+{
+	const char *j = res->bad_journal ? res->bad_journal : "journal";
+
+	if (r == -EPERM && mc_lock_why(lock))
+		mc_err("refusing '%s/%s': %s; nothing was restored", ctx->state_dir, j,
+		       mc_lock_why(lock));
+	else if (r == -EBADMSG)
+		mc_err("'%s/%s' line %u: not a journal memctl wrote, or a record outside its "
+		       "parent; nothing was restored", ctx->state_dir, j, res->bad_line);
+	else if (r == -EWOULDBLOCK)
+		mc_err("another memctl (pid %ld) is changing the groups the journal '%s/%s' names; "
+		       "nothing was restored", res->lock_holder, ctx->state_dir, j);
+	else if (res->rollback_what)
+		mc_err("cannot restore %s: %s", res->rollback_what, mc_strerror(r));
+	else
+		mc_err("cannot roll back from '%s/%s': %s", ctx->state_dir, j, mc_strerror(r));
+	mc_err("the journal is kept; fix the cause and run 'memctl rollback' again");
+}
 
 static int cmd_rollback_exec(struct mc_ctx *ctx, int argc, char **argv)
 {
@@ -10,14 +34,11 @@ static int cmd_rollback_exec(struct mc_ctx *ctx, int argc, char **argv)
 
 	if ((rc = mc_take_lock(ctx, &lock)) != 0)
 		return rc;
-	r = mc_txn_rollback(ctx->host, lock, ctx->state_dir, &found, &restored, &res);
+	r = mc_txn_rollback(ctx->host, lock, &found, &restored, &res);
 	if (r < 0) {
-		if (res.rollback_what)
-			mc_err("cannot restore %s: %s", res.rollback_what, mc_strerror(r));
-		else
-			mc_err("cannot roll back from '%s/journal': %s", ctx->state_dir, mc_strerror(r));
-		mc_err("the journal is kept; fix the cause and run 'memctl rollback' again");
-		rc = MC_EXIT_PARTIAL;
+		rollback_error(ctx, lock, r, &res);
+		/* A journal refused or unreadable before any write changed nothing. */
+		rc = res.undone == 0 && res.rollback_err == 0 ? MC_EXIT_HOST : MC_EXIT_PARTIAL;
 	} else if (!ctx->quiet) {
 		if (!found)
 			fprintf(ctx->out_f, "nothing to roll back\n");
@@ -38,6 +59,8 @@ const struct mc_cmd cmd_rollback_entry = {
 	.flags = CMD_NEED_HOST,
 	.summary = "undo an apply that was interrupted (killed, crashed, power lost)",
 	.help = "Restores every file the interrupted apply journaled to its previous value\n"
-		"and removes the groups it created.\n",
+		"and removes the groups it created. Journals are checked first: a journal\n"
+		"that is not memctl's, or names a group outside the parent it records, is\n"
+		"refused and nothing is written.\n",
 	.exec = cmd_rollback_exec,
 };

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "escape.h"
 #include "export.h"
 #include "file.h"
 #include "units.h"
@@ -44,22 +45,32 @@ struct run {
 	struct mc_export *export;  /* --export FILE, or NULL */
 };
 
-static struct run *the_run;   /* for the plan callbacks, which take only ctx */
-
-/* Logs one line at a syslog priority (3 err, 4 warning, 6 info). */
-static void run_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void run_log(int prio, const char *fmt, ...)
+/*
+ * Logs one line at a syslog priority (3 err, 4 warning, 6 info). Lines
+ * quote group names and reasons: no control character reaches the log
+ * (escape.h), so a name cannot forge a line or a journald priority.
+ */
+static void run_log(const struct run *r, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void run_log(const struct run *r, int prio, const char *fmt, ...)
 {
+	struct mc_buf b = { 0 };
+	char *line = NULL;
 	va_list ap;
+	int n;
 
-	if (the_run && the_run->journal)
+	va_start(ap, fmt);
+	n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (n >= 0)
+		mc_esc_controls(&b, line);
+	free(line);
+	if (r->journal)
 		fprintf(stderr, "<%d>", prio);
 	else
 		fputs("memctl run: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s\n", n < 0 || mc_buf_error(&b) < 0 ? "out of memory" : mc_buf_str(&b));
+	mc_buf_release(&b);
 }
 
 /* True the first time s is added to the list: adds it. */
@@ -100,22 +111,24 @@ static bool first_time(struct run *r, const char *note)
  * the next intervals is counted, not logged, until an interval completes
  * cleanly; then the loop says it recovered and a recurrence is logged again.
  */
-static void on_error(const char *msg)
+static void on_error(void *arg, const char *msg)
 {
-	if (list_add_new(&the_run->errors, &the_run->n_errors, msg))
-		run_log(3, "%s", msg);
+	struct run *r = arg;
+
+	if (list_add_new(&r->errors, &r->n_errors, msg))
+		run_log(r, 3, "%s", msg);
 	else
-		the_run->repeats++;
+		r->repeats++;
 }
 
 static void interval_done(struct run *r, int rc)
 {
 	if (rc != MC_EXIT_OK) {
-		on_error("an interval did not complete; trying again every interval");
+		on_error(r, "an interval did not complete; trying again every interval");
 		return;
 	}
 	if (r->n_errors) {
-		run_log(6, "recovered: interval %lu completed (%zu problem%s, repeated %lu times, "
+		run_log(r, 6, "recovered: interval %lu completed (%zu problem%s, repeated %lu times, "
 			   "since the last clean one)", r->iteration, r->n_errors,
 			r->n_errors == 1 ? "" : "s", r->repeats);
 		list_clear(&r->errors, &r->n_errors);
@@ -123,20 +136,21 @@ static void interval_done(struct run *r, int rc)
 	}
 }
 
-static void on_notes(struct mc_ctx *ctx, const struct mc_decisions *dec,
-		     const struct mc_diags *diags)
+static void on_notes(void *arg, const struct mc_decisions *dec, const struct mc_diags *diags)
 {
-	if (the_run->export && mc_export_take_decisions(the_run->export, dec) < 0)
+	struct run *r = arg;
+
+	if (r->export && mc_export_take_decisions(r->export, dec) < 0)
 		mc_err("export: out of memory: this interval's decisions are left out");
 	for (size_t i = 0; i < dec->n_notes; i++)
-		if (first_time(the_run, dec->notes[i]))
-			run_log(5, "note: %s", dec->notes[i]);
+		if (first_time(r, dec->notes[i]))
+			run_log(r, 5, "note: %s", dec->notes[i]);
 	for (size_t i = 0; i < diags->n; i++) {
 		char *s;
 
 		if (mc_diag_format(&diags->v[i], &s) == 0) {
-			if (first_time(the_run, s))
-				run_log(4, "%s", s);
+			if (first_time(r, s))
+				run_log(r, 4, "%s", s);
 			free(s);
 		}
 	}
@@ -167,21 +181,22 @@ static const char *line_reclaim(const struct mc_step *s, int shift, char *buf, s
 	return buf;
 }
 
-static void on_step(struct mc_ctx *ctx, const struct mc_step *s)
+static void on_step(void *arg, const struct mc_step *s)
 {
+	struct run *r = arg;
 	char *line = NULL;
 	size_t len = 0;
 	FILE *f;
 
 	if (s->kind == MC_STEP_RECLAIM)
 		return;	/* logged with its outcome */
-	if (s->kind == MC_STEP_NOTE && !first_time(the_run, s->reason))
+	if (s->kind == MC_STEP_NOTE && !first_time(r, s->reason))
 		return;
 	if (s->kind == MC_STEP_WRITE && s->reason) {
 		int u = mc_units_of_line(s->reason);
 		char a[MC_UNITS_MARK_LEN], b[MC_UNITS_MARK_LEN];
 
-		run_log(6, "%s: %s %s -> %s: %s", s->group, s->file,
+		run_log(r, 6, "%s: %s %s -> %s: %s", s->group, s->file,
 			s->old_valid ? line_size(s->old_raw, u, a) : "(new)",
 			line_size(s->new_raw, u, b), s->reason);
 		return;
@@ -193,41 +208,44 @@ static void on_step(struct mc_ctx *ctx, const struct mc_step *s)
 	fclose(f);
 	if (len && line[len - 1] == '\n')
 		line[len - 1] = '\0';
-	run_log(s->kind == MC_STEP_NOTE ? 5 : 6, "%s", line);
+	run_log(r, s->kind == MC_STEP_NOTE ? 5 : 6, "%s", line);
 	free(line);
 }
 
-static void on_reclaim(struct mc_ctx *ctx, const struct mc_step *s, int err, uint64_t got)
+static void on_reclaim(void *arg, const struct mc_step *s, int err, uint64_t got)
 {
+	struct run *r = arg;
 	int u = s->reason ? mc_units_of_line(s->reason) : -1;
 	char a[MC_UNITS_MARK_LEN], v[256];
 
-	the_run->reclaims++;
+	r->reclaims++;
 	if (err < 0)
-		run_log(4, "%s: reclaim %s: %s (got %s): %s", s->group, line_reclaim(s, u, v, sizeof(v)),
+		run_log(r, 4, "%s: reclaim %s: %s (got %s): %s", s->group, line_reclaim(s, u, v, sizeof(v)),
 			mc_strerror(err), line_size(got, u, a), s->reason);
 	else
-		run_log(6, "%s: reclaim %s: got %s: %s", s->group, line_reclaim(s, u, v, sizeof(v)),
+		run_log(r, 6, "%s: reclaim %s: got %s: %s", s->group, line_reclaim(s, u, v, sizeof(v)),
 			line_size(got, u, a), s->reason);
 }
 
-static void on_dry_step(struct mc_ctx *ctx, const struct mc_step *s)
+static void on_dry_step(void *arg, const struct mc_step *s)
 {
 	char v[256];
 
 	if (s->kind == MC_STEP_RECLAIM)
-		run_log(6, "%s: would reclaim %s: %s", s->group,
+		run_log(arg, 6, "%s: would reclaim %s: %s", s->group,
 			line_reclaim(s, s->reason ? mc_units_of_line(s->reason) : -1, v, sizeof(v)),
 			s->reason ? s->reason : "");
 	else
-		on_step(ctx, s);
+		on_step(arg, s);
 }
 
 /* Export warnings are notes about the host: logged once each, like notes. */
-static void on_export_warning(const char *msg)
+static void on_export_warning(void *arg, const char *msg)
 {
-	if (first_time(the_run, msg))
-		run_log(4, "%s", msg);
+	struct run *r = arg;
+
+	if (first_time(r, msg))
+		run_log(r, 4, "%s", msg);
 }
 
 /*
@@ -317,18 +335,18 @@ static int wait_signal(const sigset_t *set, const struct timespec *deadline)
 	}
 }
 
-static int reload(const char *path, struct mc_profile *cur)
+static int reload(const struct run *r, const char *path, struct mc_profile *cur)
 {
 	struct mc_profile next;
 
-	run_log(6, "SIGHUP: reloading '%s'", path);
+	run_log(r, 6, "SIGHUP: reloading '%s'", path);
 	if (mc_load_profile(path, &next) != 0) {
-		run_log(3, "'%s' is invalid (see above): keeping the profile that is running", path);
+		run_log(r, 3, "'%s' is invalid (see above): keeping the profile that is running", path);
 		return -EINVAL;
 	}
 	mc_profile_free(cur);
 	*cur = next;
-	run_log(6, "now running '%s' (%zu top-level groups)", path, cur->n_groups);
+	run_log(r, 6, "now running '%s' (%zu top-level groups)", path, cur->n_groups);
 	return 0;
 }
 
@@ -345,7 +363,7 @@ static int reload(const char *path, struct mc_profile *cur)
 #define RUN_HEAP_RESERVE (8 << 20)
 #define RUN_WARMUP_INTERVALS 3
 
-static void lock_memory(void)
+static void lock_memory(const struct run *r)
 {
 	char *reserve;
 
@@ -357,7 +375,7 @@ static void lock_memory(void)
 		free(reserve);
 	}
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
-		run_log(4, "cannot lock memctl's memory (mlockall: %s): it may be slowed by reclaim",
+		run_log(r, 4, "cannot lock memctl's memory (mlockall: %s): it may be slowed by reclaim",
 			strerror(errno));
 }
 
@@ -385,7 +403,7 @@ static uint64_t resident_bytes(void)
 	return (uint64_t)kb << 10;
 }
 
-static void enter_self_group(struct mc_ctx *ctx, struct mc_self_group *g)
+static void enter_self_group(const struct run *run, struct mc_ctx *ctx, struct mc_self_group *g)
 {
 	const struct mc_host_status *st = mc_host_status(ctx->host);
 	uint64_t protect = 2 * resident_bytes();
@@ -399,14 +417,14 @@ static void enter_self_group(struct mc_ctx *ctx, struct mc_self_group *g)
 		protect = 256 << 20;
 	r = mc_host_self_group_enter(ctx->host, RUN_SELF_GROUP, protect, g, &what);
 	if (r == -EOPNOTSUPP)
-		run_log(6, "cgroup v1 has no memory.min: memctl stays in '%s', its memory locked "
+		run_log(run, 6, "cgroup v1 has no memory.min: memctl stays in '%s', its memory locked "
 			"rather than protected", st->self_path ? st->self_path : "?");
 	else if (r < 0)
-		run_log(4, "cannot run in a protected group of its own: %s: %s; running "
+		run_log(run, 4, "cannot run in a protected group of its own: %s: %s; running "
 			"unprotected in '%s'", what, mc_strerror(r),
 			st->self_path ? st->self_path : "?");
 	else
-		run_log(6, "running in its own group '%s' (memory.min and memory.low %s)",
+		run_log(run, 6, "running in its own group '%s' (memory.min and memory.low %s)",
 			g->group, mc_fmt_size(g->protect, v));
 }
 
@@ -440,7 +458,8 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		return rc;
 	}
 	/* export_interval points it at the profile's parent (which SIGHUP may change) */
-	if (ctx->export_file && mc_export_new(ctx->host, "/", on_export_warning, &run.export) < 0) {
+	if (ctx->export_file &&
+	    mc_export_new(ctx->host, "/", on_export_warning, &run, &run.export) < 0) {
 		mc_err("out of memory");
 		mc_policy_free(req.pol);
 		mc_profile_free(&p);
@@ -451,9 +470,9 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 	mlock = false;
 #endif
 	if (mlock)
-		lock_memory();
+		lock_memory(&run);
 	if (!once && !req.dry_run)
-		enter_self_group(ctx, &self_group);
+		enter_self_group(&run, ctx, &self_group);
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGHUP);
@@ -461,15 +480,15 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 
-	the_run = &run;
-	mc_err_hook = on_error;
+	mc_err_sink = (struct mc_err_sink){ on_error, &run };
+	req.arg = &run;
 	req.notes = on_notes;
 	req.step_done = req.dry_run ? on_dry_step : on_step;
 	req.reclaim_done = on_reclaim;
 	req.ret_peak = &run.peak;
 	ctx->no_wait = true;   /* a held lock skips an interval instead of stalling the loop */
 	ctx->quiet = true;
-	run_log(6, "running '%s' every %llu ms%s", path, (unsigned long long)p.interval_ms,
+	run_log(&run, 6, "running '%s' every %llu ms%s", path, (unsigned long long)p.interval_ms,
 		req.dry_run ? " (dry run: nothing is written)" : "");
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (;;) {
@@ -486,25 +505,24 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		if (run.iteration > RUN_WARMUP_INTERVALS)
 			run.steady_faults += minor_faults() - faults;
 		if (run.reclaims)
-			run_log(6, "%u reclaim%s, at most %u in flight (reclaim.concurrency %u)",
+			run_log(&run, 6, "%u reclaim%s, at most %u in flight (reclaim.concurrency %u)",
 				run.reclaims, run.reclaims == 1 ? "" : "s", run.peak, p.concurrency);
 		interval_done(&run, rc);
 		if (once)
 			break;
 		deadline_next(&next, p.interval_ms);
 		while ((sig = wait_signal(&set, &next)) == SIGHUP)
-			reload(path, &p);
+			reload(&run, path, &p);
 		if (sig == SIGTERM || sig == SIGINT) {
-			run_log(6, "%s: stopping after %lu intervals", strsignal(sig), run.iteration);
+			run_log(&run, 6, "%s: stopping after %lu intervals", strsignal(sig), run.iteration);
 			if (run.iteration > RUN_WARMUP_INTERVALS)
-				run_log(6, "new pages taken after the first %d intervals: %ld (memory %s)",
+				run_log(&run, 6, "new pages taken after the first %d intervals: %ld (memory %s)",
 					RUN_WARMUP_INTERVALS, run.steady_faults,
 					mlock ? "locked" : "not locked");
 			break;
 		}
 	}
-	the_run = NULL;
-	mc_err_hook = NULL;
+	mc_err_sink = (struct mc_err_sink){ 0 };
 	list_clear(&run.seen, &run.n_seen);
 	list_clear(&run.errors, &run.n_errors);
 	mc_export_free(run.export);

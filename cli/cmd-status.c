@@ -229,20 +229,56 @@ static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, boo
 		st->cpus_online, st->numa_nodes, journal ? "true" : "false");
 }
 
+/* The journal line: what a pending journal says happened, and what to do. */
+static void journal_text(FILE *f, const struct mc_pending *p)
+{
+	const char *what = p->reclaim ? "a v1 reclaim" : "an apply";
+
+	fputs("journal         ", f);
+	switch (p->kind) {
+	case MC_PENDING_NONE:
+		fputs("none\n", f);
+		break;
+	case MC_PENDING_RUNNING:
+		fprintf(f, "%s by pid %ld is in progress\n", what, p->pid);
+		break;
+	case MC_PENDING_INTERRUPTED:
+		fprintf(f, "PENDING: %s (pid %ld) was interrupted before it finished; run "
+			"'memctl rollback'\n", what, p->pid);
+		break;
+	case MC_PENDING_FAILED:
+		fprintf(f, "PENDING: %s (pid %ld) failed and %s; fix the cause and run "
+			"'memctl rollback'\n", what, p->pid, p->text);
+		break;
+	case MC_PENDING_UNREADABLE:
+		fprintf(f, "PENDING, but unusable: %s; rollback refuses it\n", p->text);
+		break;
+	}
+}
+
 static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
 {
 	const struct mc_host_status *st = mc_host_status(ctx->host);
-	bool journal = mc_journal_exists(ctx->state_dir);
+	struct mc_pending pend;
+	bool journal;
 	FILE *f = ctx->out_f;
 	struct feature fe[3];
 	struct mc_sd_check sd;
 	char *parent;
 	int rc;
 
-	if ((rc = parent_check(ctx, &parent, &sd)) != 0)
+	if (mc_journal_pending(ctx->state_dir, &pend) < 0) {
+		mc_err("out of memory");
+		return MC_EXIT_HOST;
+	}
+	journal = pend.kind != MC_PENDING_NONE;
+	if ((rc = parent_check(ctx, &parent, &sd)) != 0) {
+		mc_pending_free(&pend);
 		return rc;
+	}
 	if (ctx->out == MC_OUT_JSON) {
 		status_json(ctx, st, journal, parent, &sd);
+		mc_pending_free(&pend);
 		free(parent);
 		mc_sd_check_free(&sd);
 		return MC_EXIT_OK;
@@ -261,8 +297,8 @@ static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
 		      "controller enabled yet", f);
 	fprintf(f, "\ncpus            %d online, %d NUMA node%s\n", st->cpus_online, st->numa_nodes,
 		st->numa_nodes == 1 ? "" : "s");
-	fprintf(f, "journal         %s\n",
-		journal ? "PENDING: an apply was interrupted; run 'memctl rollback'" : "none");
+	journal_text(f, &pend);
+	mc_pending_free(&pend);
 	fputs("mounts\n", f);
 	for (size_t i = 0; i < st->n_mounts; i++)
 		fprintf(f, "  %-32s %-8s %s\n", st->mounts[i].path, st->mounts[i].type,

@@ -119,12 +119,16 @@ int mc_main(struct mc_ctx *base, int argc, char **argv);
 /* --- common.c: helpers shared by commands (they print; the program may) --- */
 
 /*
- * Where mc_err's messages go instead of stderr when set (memctl run logs
- * them through its journal-aware logger, once per cause).
+ * Where mc_err's messages go instead of stderr when fn is set (memctl run
+ * logs them through its journal-aware logger, once per cause); fn gets arg.
  */
-extern void (*mc_err_hook)(const char *msg);
+struct mc_err_sink {
+	void (*fn)(void *arg, const char *msg);
+	void *arg;
+};
+extern struct mc_err_sink mc_err_sink;
 
-/* "memctl: " + message + newline on stderr, or mc_err_hook. */
+/* "memctl: " + message + newline on stderr, or mc_err_sink. */
 void mc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* --insecure-profile: accept profiles others could have written (as root). */
@@ -157,19 +161,19 @@ void mc_print_snapshot_notes(const struct mc_snapshot *s);
 /*
  * What one plan/apply iteration should do, and how it reports. The
  * callbacks may be NULL: then problems go to stderr and changes to stdout.
+ * Each gets arg, the caller's own state (memctl run's loop).
  */
 struct mc_plan_req {
 	bool create;              /* may create groups (apply, run: yes; set: no) */
 	bool dry_run;             /* plan only (memctl run --dry-run) */
 	struct mc_policy *pol;    /* policies to run, or NULL (set) */
+	void *arg;                /* passed to the callbacks */
 	/* policy diagnostics and notes of this iteration */
-	void (*notes)(struct mc_ctx *ctx, const struct mc_decisions *dec,
-		      const struct mc_diags *diags);
+	void (*notes)(void *arg, const struct mc_decisions *dec, const struct mc_diags *diags);
 	/* each executed (or, with dry_run, planned) step */
-	void (*step_done)(struct mc_ctx *ctx, const struct mc_step *s);
+	void (*step_done)(void *arg, const struct mc_step *s);
 	/* each reclaim's outcome */
-	void (*reclaim_done)(struct mc_ctx *ctx, const struct mc_step *s, int err,
-			     uint64_t reclaimed);
+	void (*reclaim_done)(void *arg, const struct mc_step *s, int err, uint64_t reclaimed);
 	unsigned *ret_peak;       /* most reclaims in flight at once */
 };
 

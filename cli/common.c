@@ -12,30 +12,38 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "escape.h"
 #include "file.h"
+#include "pipeline.h"
 
-void (*mc_err_hook)(const char *msg);
+struct mc_err_sink mc_err_sink;
 
+/*
+ * Messages quote what others named (groups, files): whatever they hold,
+ * no control character reaches the terminal or the log (escape.h's text
+ * rules; a backslash stays one, parts may be escaped already).
+ */
 void mc_err(const char *fmt, ...)
 {
+	struct mc_buf b = { 0 };
+	char *msg = NULL;
 	va_list ap;
+	int n;
 
-	if (mc_err_hook) {
-		char *msg;
-
-		va_start(ap, fmt);
-		if (vasprintf(&msg, fmt, ap) >= 0) {
-			mc_err_hook(msg);
-			free(msg);
-		}
-		va_end(ap);
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		fputs("memctl: out of memory\n", stderr);
 		return;
 	}
-	fputs("memctl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+	mc_esc_controls(&b, msg);
+	free(msg);
+	if (mc_err_sink.fn)
+		mc_err_sink.fn(mc_err_sink.arg, mc_buf_error(&b) < 0 ? "out of memory" : mc_buf_str(&b));
+	else
+		fprintf(stderr, "memctl: %s\n", mc_buf_error(&b) < 0 ? "out of memory" : mc_buf_str(&b));
+	mc_buf_release(&b);
 }
 
 const char *mc_strerror(int err)
@@ -143,108 +151,146 @@ int mc_policy_for_host(struct mc_ctx *ctx, struct mc_policy **ret)
 int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req,
 		 struct mc_plan *ret_plan)
 {
-	struct mc_decisions dec = { 0 };
-	struct mc_plan_opts o = { .create = req->create };
-	struct mc_snapshot snap = { 0 };
-	struct mc_diags d = { 0 };
-	char *parent;
-	int r;
+	struct mc_pipeline_opts o = { .pol = req->pol, .plan = true, .create = req->create };
+	struct mc_pipeline pl;
+	int r, rc = 0;
 
-	r = mc_host_resolve_parent(ctx->host, p->parent, &parent);
-	if (r < 0) {
+	r = mc_pipeline_run(ctx->host, p, &o, &pl);
+	if (pl.have_snap)
+		mc_print_snapshot_notes(&pl.snap);
+	if (r < 0 && pl.failed == MC_STAGE_RESOLVE) {
 		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
 		       p->parent_pos.col, p->parent, mc_strerror(r));
-		return MC_EXIT_INVALID;
-	}
-	r = mc_host_snapshot(ctx->host, parent, &snap);
-	if (r < 0) {
-		mc_err("cannot read parent '%s': %s", parent, mc_strerror(r));
-		free(parent);
-		return MC_EXIT_HOST;
-	}
-	free(parent);
-	mc_print_snapshot_notes(&snap);
-	if (req->pol) {
+		rc = MC_EXIT_INVALID;
+	} else if (r < 0 && pl.failed == MC_STAGE_SNAPSHOT) {
+		mc_err("cannot read parent '%s': %s", pl.parent, mc_strerror(r));
+		rc = MC_EXIT_HOST;
+	} else if (r < 0 && pl.failed == MC_STAGE_DECIDE) {
+		mc_err("policy engine: %s", mc_strerror(r));
+		rc = MC_EXIT_HOST;
+	} else {
 		/* Policy problems do not stop the plan: the profile's own values still apply. */
-		r = mc_policy_decide(req->pol, p, &snap, mc_host_caps(ctx->host), &dec, &d);
+		if (req->pol && req->notes) {
+			req->notes(req->arg, &pl.dec, &pl.decide_diags);
+		} else if (req->pol) {
+			mc_print_diags(&pl.decide_diags);
+			for (size_t i = 0; i < pl.dec.n_notes; i++)
+				mc_err("note: %s", pl.dec.notes[i]);
+		}
 		if (r < 0) {
-			mc_err("policy engine: %s", mc_strerror(r));
-			mc_snapshot_free(&snap);
-			mc_diags_free(&d);
-			return MC_EXIT_HOST;
-		}
-		if (snap.uncached &&
-		    mc_decisions_add_note(&dec, mc_asprintf("%zu of %zu groups do not fit the %zu open files memctl keeps (half the soft RLIMIT_NOFILE): their files are opened and closed again every snapshot, which is slower",
-							  snap.uncached, snap.n, snap.fd_budget)) < 0)
-			mc_err("out of memory: a note is lost");
-		if (req->notes) {
-			req->notes(ctx, &dec, &d);
+			if (r == -ENOMEM)
+				mc_err("out of memory while planning");
+			mc_print_diags(&pl.plan_diags);
+			rc = r == -ENOMEM ? MC_EXIT_HOST : MC_EXIT_INVALID;
 		} else {
-			mc_print_diags(&d);
-			for (size_t i = 0; i < dec.n_notes; i++)
-				mc_err("note: %s", dec.notes[i]);
+			*ret_plan = pl.plan;
+			pl.have_plan = false;   /* handed over */
 		}
-		mc_diags_free(&d);
-		o.decisions = &dec;
 	}
-	r = mc_plan_build(p, &snap, mc_host_caps(ctx->host), &o, ret_plan, &d);
-	mc_snapshot_free(&snap);
-	mc_decisions_free(&dec);
-	if (r < 0) {
-		if (r == -ENOMEM)
-			mc_err("out of memory while planning");
-		mc_print_diags(&d);
-		mc_diags_free(&d);
-		return r == -ENOMEM ? MC_EXIT_HOST : MC_EXIT_INVALID;
-	}
-	mc_diags_free(&d);
-	return 0;
+	mc_pipeline_release(&pl);
+	return rc;
+}
+
+/* "pid 1234", or "another process" when /proc/locks did not say. */
+static const char *holder_text(long pid, char buf[static 32])
+{
+	if (pid > 0)
+		snprintf(buf, 32, "pid %ld", pid);
+	else
+		snprintf(buf, 32, "another process");
+	return buf;
+}
+
+/* Says why the state directory could not be used, and what to do. */
+static void lock_error(struct mc_ctx *ctx, int r, const struct mc_lock_info *info)
+{
+	char hb[32];
+
+	if (r == -EWOULDBLOCK)
+		mc_err("another memctl (%s) is applying; lock '%s/lock' is busy; try again when it "
+		       "is done", holder_text(info->holder, hb), ctx->state_dir);
+	else if (r == -EPERM && info->why)
+		mc_err("refusing the state directory: %s; it must be a directory (not a symlink) "
+		       "owned by root or you, writable by no one else, holding only regular files",
+		       info->why);
+	else if ((r == -EACCES || r == -EPERM || r == -EROFS) && geteuid() != 0)
+		mc_err("changing memory cgroups needs root, or write access to the groups and a "
+		       "state directory of your own (-s DIR): cannot use '%s': %s", ctx->state_dir,
+		       mc_strerror(r));
+	else
+		mc_err("cannot use the state directory '%s': %s", ctx->state_dir, mc_strerror(r));
 }
 
 int mc_take_lock(struct mc_ctx *ctx, struct mc_lock **ret)
 {
-	int holder = 0;
+	struct mc_lock_info info;
+	char hb[32];
 	int r;
 
-	r = mc_lock_take(ctx->state_dir, false, ret, &holder);
+	r = mc_lock_take(ctx->state_dir, false, ret, &info);
 	if (r == -EWOULDBLOCK && !ctx->no_wait) {
 		if (!ctx->quiet)
-			fprintf(stderr, "memctl: waiting for the lock in '%s' (held by pid %d)\n",
-				ctx->state_dir, holder);
-		r = mc_lock_take(ctx->state_dir, true, ret, &holder);
+			fprintf(stderr, "memctl: waiting for the lock in '%s' (held by %s)\n",
+				ctx->state_dir, holder_text(info.holder, hb));
+		mc_lock_info_free(&info);
+		r = mc_lock_take(ctx->state_dir, true, ret, &info);
 	}
-	if (r == -EWOULDBLOCK) {
-		mc_err("another memctl (pid %d) is applying; lock '%s/lock' is busy", holder,
-		       ctx->state_dir);
-		return MC_EXIT_HOST;
+	if (r < 0)
+		lock_error(ctx, r, &info);
+	mc_lock_info_free(&info);
+	return r < 0 ? MC_EXIT_HOST : 0;
+}
+
+/*
+ * Takes the host-wide lock on the profile's subtree, so that a memctl with
+ * another state directory cannot plan from or change the same groups at
+ * the same time. Waits at most SUBTREE_WAIT_MS (--no-wait: not at all).
+ */
+#define SUBTREE_WAIT_MS 60000
+static int take_subtree(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_profile *p)
+{
+	char *parent, hb[32];
+	long holder = 0;
+	int r;
+
+	if (mc_host_resolve_parent(ctx->host, p->parent, &parent) < 0)
+		return 0;   /* mc_make_plan says why */
+	r = mc_lock_subtree(lock, ctx->host, parent, 0, &holder);
+	if (r == -EWOULDBLOCK && !ctx->no_wait) {
+		if (!ctx->quiet)
+			fprintf(stderr, "memctl: waiting for %s, which is changing groups at or "
+				"around '%s'\n", holder_text(holder, hb), parent);
+		r = mc_lock_subtree(lock, ctx->host, parent, SUBTREE_WAIT_MS, &holder);
 	}
-	if (r < 0) {
-		mc_err("cannot take the lock in '%s': %s", ctx->state_dir, mc_strerror(r));
-		return MC_EXIT_HOST;
-	}
-	return 0;
+	if (r == -EWOULDBLOCK)
+		mc_err("another memctl (%s) is changing groups at or around '%s'%s; try again "
+		       "when it is done", holder_text(holder, hb), parent,
+		       ctx->no_wait ? "" : " (gave up after 60 s)");
+	else if (r < 0)
+		mc_err("cannot lock the groups below '%s': %s", parent, mc_strerror(r));
+	free(parent);
+	return r < 0 ? MC_EXIT_HOST : 0;
 }
 
 void mc_print_step(FILE *f, const char *prefix, const struct mc_step *s, bool reason)
 {
-	char a[24], b[24], v[128];
+	struct mc_step_text t;
 
-	if (s->kind == MC_STEP_MKDIR)
-		fprintf(f, "%screated %s", prefix, s->group);
-	else if (s->kind == MC_STEP_ENABLE)
-		fprintf(f, "%s%s: cgroup.subtree_control +memory", prefix, s->group);
-	else if (s->kind == MC_STEP_SYSCTL)
-		fprintf(f, "%s%s %" PRIu64 " -> %" PRIu64, prefix, s->file, s->old_raw, s->new_raw);
-	else if (s->kind == MC_STEP_WRITE)
-		fprintf(f, "%s%s: %s %s -> %s", prefix, s->group, s->file,
-			s->old_valid ? mc_fmt_size(s->old_raw, a) : "(new)", mc_fmt_size(s->new_raw, b));
-	else if (s->kind == MC_STEP_RECLAIM)
-		fprintf(f, "%s%s: reclaim %s", prefix, s->group, mc_fmt_reclaim(s, v, sizeof(v)));
-	else
-		fprintf(f, "%s%s: %s", prefix, s->group, s->reason);
-	if (reason && s->kind != MC_STEP_NOTE)
-		fprintf(f, ": %s", s->reason);
+	if (mc_step_describe(s, &t) < 0) {
+		fprintf(f, "%s", prefix);
+		mc_text_str(f, s->group);
+		fputs(": (out of memory)\n", f);
+		return;
+	}
+	/* the step's text quotes the group (and a note's reason): escaped as a whole */
+	fputs(prefix, f);
+	mc_text_str(f, t.done);
+	if (reason && s->kind != MC_STEP_NOTE) {
+		fputs(": ", f);
+		mc_text_str(f, s->reason);
+	}
 	fputc('\n', f);
+	mc_step_text_free(&t);
 }
 
 /* Runs the writes as one transaction; prints what failed. Returns an exit code. */
@@ -253,38 +299,33 @@ static int run_writes(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_
 	struct mc_txn_result res;
 	int rc = MC_EXIT_OK, r;
 
-	r = mc_txn_apply(ctx->host, lock, ctx->state_dir, plan, &res);
+	r = mc_txn_apply(ctx->host, lock, plan, &res);
 	if (r == 0) {
 		/* done */
 	} else if (res.done == 0 && res.failed_err == 0) {
-		mc_err("cannot write the journal in '%s': %s", ctx->state_dir, mc_strerror(r));
+		if (r == -EPERM && mc_lock_why(lock))
+			mc_err("refusing the state directory: %s", mc_lock_why(lock));
+		else
+			mc_err("cannot write the journal in '%s': %s", ctx->state_dir, mc_strerror(r));
 		rc = MC_EXIT_HOST;
 	} else {
 		const struct mc_step *s = &plan->steps[res.failed_step];
-		char *abs = NULL;
-		char v[24], w[24];
+		char *abs = NULL, *msg;
 
 		mc_path_join(plan->parent, s->group, &abs);
-		if (s->kind == MC_STEP_MKDIR)
-			mc_err("cannot create group '%s': %s", abs ? abs : s->group, mc_strerror(r));
-		else if (s->kind == MC_STEP_SYSCTL)
-			mc_err("cannot set %s to %" PRIu64 ": %s", s->file, s->new_raw,
-			       r == -EIO ? "the kernel kept another value" : mc_strerror(r));
-		else if (s->kind == MC_STEP_ENABLE)
-			mc_err("cannot enable the memory controller for the children of '%s' "
-			       "(cgroup.subtree_control +memory): %s", abs ? abs : s->group,
-			       r == -EIO ? "the kernel did not keep it" : mc_strerror(r));
-		else if (r == -EIO)
-			mc_err("cannot set %s on '%s': the kernel kept %s instead of %s", s->file,
-			       abs ? abs : s->group, mc_fmt_size(res.readback, v),
-			       mc_fmt_size(s->new_raw, w));
-		else
-			mc_err("cannot set %s on '%s': %s", s->file, abs ? abs : s->group,
-			       mc_strerror(r));
+		msg = mc_step_failure(s, abs ? abs : s->group, r, res.readback, mc_strerror(r));
+		mc_err("%s", msg ? msg : mc_strerror(r));
+		free(msg);
 		free(abs);
-		if (res.rolled_back) {
-			mc_err("rolled back: the host is as before (%zu change%s undone)", res.done,
-			       res.done == 1 ? "" : "s");
+		if ((r == -EACCES || r == -EPERM) && geteuid() != 0)
+			mc_err("changing memory cgroups needs root, or write access to the groups");
+		if (res.rolled_back && res.done == 0 && res.undone == 0) {
+			/* The first write was refused: there was nothing to roll back. */
+			mc_err("nothing was changed");
+			rc = MC_EXIT_HOST;
+		} else if (res.rolled_back) {
+			mc_err("rolled back: the host is as before (%zu change%s undone)", res.undone,
+			       res.undone == 1 ? "" : "s");
 			rc = MC_EXIT_FAILED;
 		} else {
 			mc_err("rollback failed at %s: %s", res.rollback_what ? res.rollback_what : "?",
@@ -317,7 +358,7 @@ static void run_reclaims(struct mc_ctx *ctx, struct mc_lock *lock, const struct 
 		if (s->kind != MC_STEP_RECLAIM)
 			continue;
 		if (req->reclaim_done)
-			req->reclaim_done(ctx, s, res[i].err, res[i].reclaimed);
+			req->reclaim_done(req->arg, s, res[i].err, res[i].reclaimed);
 		else if (res[i].err < 0)
 			mc_err("reclaim of %s from '%s': %s (got %s)", mc_fmt_size(s->bytes, a), s->group,
 			       mc_strerror(res[i].err), mc_fmt_size(res[i].reclaimed, b));
@@ -338,6 +379,10 @@ int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_
 
 	if ((rc = mc_take_lock(ctx, &lock)) != 0)
 		return rc;
+	if ((rc = take_subtree(ctx, lock, p)) != 0) {
+		mc_lock_release(lock);
+		return rc;
+	}
 	if (mc_journal_exists(ctx->state_dir)) {
 		mc_err("an interrupted apply left a journal in '%s'; run 'memctl rollback' first",
 		       ctx->state_dir);
@@ -359,7 +404,7 @@ int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_
 	if (rc == MC_EXIT_OK) {
 		for (size_t i = 0; i < plan.n; i++)
 			if (req->step_done)
-				req->step_done(ctx, &plan.steps[i]);
+				req->step_done(req->arg, &plan.steps[i]);
 			else if (!ctx->quiet && plan.steps[i].kind != MC_STEP_RECLAIM)
 				mc_print_step(ctx->out_f, "", &plan.steps[i], false);
 		if (!ctx->quiet && !req->step_done && mc_plan_n_changes(&plan) == 0)

@@ -1,5 +1,6 @@
 /* Output formats shared by the commands: text for people, JSON for scripts. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -29,7 +30,15 @@ void mc_json_str(FILE *f, const char *s)
 
 void mc_text_str(FILE *f, const char *s)
 {
-	print_escaped(f, s, mc_esc_text, "(out of memory)");
+	print_escaped(f, s ? s : "", mc_esc_text, "(out of memory)");
+}
+
+/* s escaped for text into b (reused), for a printf argument. */
+static const char *text_of(struct mc_buf *b, const char *s)
+{
+	mc_buf_reset(b);
+	mc_esc_text(b, s ? s : "");
+	return mc_buf_error(b) < 0 ? "(out of memory)" : mc_buf_str(b);
 }
 
 void mc_json_size(FILE *f, uint64_t v)
@@ -43,15 +52,14 @@ void mc_json_size(FILE *f, uint64_t v)
 
 static const char *step_action(const struct mc_step *s)
 {
-	static const char *const names[] = {
-		[MC_STEP_MKDIR] = "create",
-		[MC_STEP_WRITE] = "write",
-		[MC_STEP_NOTE] = "skip",
-		[MC_STEP_RECLAIM] = "reclaim",
-		[MC_STEP_ENABLE] = "enable",
-		[MC_STEP_SYSCTL] = "sysctl",
-	};
-	return names[s->kind];
+	struct mc_step_text t;
+	const char *a = "?";
+
+	if (mc_step_describe(s, &t) == 0) {
+		a = t.action;
+		mc_step_text_free(&t);
+	}
+	return a;
 }
 
 static void plan_json(FILE *f, const struct mc_plan *plan)
@@ -112,78 +120,64 @@ static void plan_json(FILE *f, const struct mc_plan *plan)
  */
 const char *mc_fmt_reclaim(const struct mc_step *s, char *buf, size_t len)
 {
-	char v[24];
-	size_t off;
+	struct mc_step_text t;
 
-	off = (size_t)snprintf(buf, len, "%s", mc_fmt_size(s->bytes, v));
-	for (size_t n = 0; s->node_bytes && n < s->n_nodes && off < len; n++)
-		off += (size_t)snprintf(buf + off, len - off, "%s N%zu=%s", n ? "," : " (",
-					n, mc_fmt_size(s->node_bytes[n], v));
-	if (s->node_bytes && s->n_nodes && off < len)
-		snprintf(buf + off, len - off, ")");
+	if (mc_step_describe(s, &t) < 0) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	snprintf(buf, len, "%s", t.value);
+	mc_step_text_free(&t);
 	return buf;
 }
 
 void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *title)
 {
 	FILE *f = ctx->out_f;
-	size_t gw = 5, fw = 4, vw = 0;
-	char a[24], b[24], val[64];
+	size_t gw = 5, fw = 4, vw = 0, nr = 0;
+	struct mc_buf group = { 0 }, reason = { 0 };
+	struct mc_step_text *t;
 
 	if (ctx->out == MC_OUT_JSON) {
 		plan_json(f, plan);
 		return;
 	}
+	t = calloc(plan->n ? plan->n : 1, sizeof(*t));
+	for (size_t i = 0; t && i < plan->n; i++)
+		if (mc_step_describe(&plan->steps[i], &t[i]) < 0) {
+			for (size_t j = 0; j < i; j++)
+				mc_step_text_free(&t[j]);
+			free(t);
+			t = NULL;
+		}
+	if (!t) {
+		mc_err("out of memory: the plan is not shown");
+		return;
+	}
+	for (size_t i = 0; i < plan->n; i++) {
+		if (strlen(text_of(&group, plan->steps[i].group)) > gw)
+			gw = strlen(text_of(&group, plan->steps[i].group));
+		/* As before the table: a note's knob and enable's value do not widen columns. */
+		if (plan->steps[i].kind != MC_STEP_NOTE && strlen(t[i].file) > fw)
+			fw = strlen(t[i].file);
+		if (plan->steps[i].kind != MC_STEP_ENABLE && strlen(t[i].value) > vw)
+			vw = strlen(t[i].value);
+		nr += plan->steps[i].kind == MC_STEP_RECLAIM;
+	}
+	fprintf(f, "%s %s: %zu change%s", title, text_of(&group, plan->parent),
+		mc_plan_n_changes(plan), mc_plan_n_changes(plan) == 1 ? "" : "s");
+	if (nr)
+		fprintf(f, ", %zu reclaim%s", nr, nr == 1 ? "" : "s");
+	fputc('\n', f);
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct mc_step *s = &plan->steps[i];
 
-		if (strlen(s->group) > gw)
-			gw = strlen(s->group);
-		if ((s->kind == MC_STEP_WRITE || s->kind == MC_STEP_SYSCTL) && strlen(s->file) > fw)
-			fw = strlen(s->file);
-		if (s->kind == MC_STEP_ENABLE && fw < strlen("cgroup.subtree_control"))
-			fw = strlen("cgroup.subtree_control");
-		if (s->kind == MC_STEP_WRITE || s->kind == MC_STEP_SYSCTL) {
-			size_t l = (size_t)snprintf(val, sizeof(val), "%s -> %s",
-						    s->old_valid ? mc_fmt_size(s->old_raw, a) : "(new)",
-						    mc_fmt_size(s->new_raw, b));
-			if (l > vw)
-				vw = l;
-		} else if (s->kind == MC_STEP_RECLAIM &&
-			   strlen(mc_fmt_reclaim(s, val, sizeof(val))) > vw) {
-			vw = strlen(val);
-		}
+		fprintf(f, "  %-6s  %-*s  %-*s  %-*s  # %s\n", t[i].action, (int)gw,
+			text_of(&group, s->group), (int)fw, t[i].file, (int)vw, t[i].value,
+			text_of(&reason, s->reason));
+		mc_step_text_free(&t[i]);
 	}
-	{
-		size_t nr = 0;
-
-		for (size_t i = 0; i < plan->n; i++)
-			nr += plan->steps[i].kind == MC_STEP_RECLAIM;
-		fprintf(f, "%s %s: %zu change%s", title, plan->parent, mc_plan_n_changes(plan),
-			mc_plan_n_changes(plan) == 1 ? "" : "s");
-		if (nr)
-			fprintf(f, ", %zu reclaim%s", nr, nr == 1 ? "" : "s");
-		fputc('\n', f);
-	}
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct mc_step *s = &plan->steps[i];
-		const char *file = "";
-
-		val[0] = '\0';
-		if (s->kind == MC_STEP_WRITE || s->kind == MC_STEP_SYSCTL) {
-			file = s->file;
-			snprintf(val, sizeof(val), "%s -> %s",
-				 s->old_valid ? mc_fmt_size(s->old_raw, a) : "(new)",
-				 mc_fmt_size(s->new_raw, b));
-		} else if (s->kind == MC_STEP_NOTE) {
-			file = s->knob < MC_KNOB__COUNT ? mc_knob_info(s->knob)->name : s->file;
-		} else if (s->kind == MC_STEP_RECLAIM) {
-			mc_fmt_reclaim(s, val, sizeof(val));
-		} else if (s->kind == MC_STEP_ENABLE) {
-			file = "cgroup.subtree_control";
-			snprintf(val, sizeof(val), "+memory");
-		}
-		fprintf(f, "  %-6s  %-*s  %-*s  %-*s  # %s\n", step_action(s), (int)gw, s->group,
-			(int)fw, file, (int)vw, val, s->reason);
-	}
+	free(t);
+	mc_buf_release(&group);
+	mc_buf_release(&reason);
 }

@@ -242,16 +242,29 @@ void host_buf_free(struct host_buf *b)
 	b->cap = 0;
 }
 
-/* Reads knob file of the group open at gfd. */
-static int read_knob_at(struct mc_host *h, int gfd, const char *file, uint64_t *ret)
-{
-	size_t len;
-	int r;
+/* Longest knob file content accepted: a decimal u64 or "max" plus newline. */
+#define VALUE_MAX 64
 
-	r = cgfs_read_at(&h->buf, gfd, file, &len);
-	if (r < 0)
-		return r;
-	return mc_parse_knob_value(h->buf.p, len, ret);
+/*
+ * Reads one number from file in the group open at gfd, into a buffer on the
+ * stack: safe from several threads at once (the reclaimers), unlike reads
+ * through h->buf.
+ */
+static int read_value_at(int gfd, const char *file, uint64_t *ret)
+{
+	char buf[VALUE_MAX];
+	ssize_t n;
+	int fd, r;
+
+	fd = openat(gfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do
+		n = pread(fd, buf, sizeof(buf), 0);
+	while (n < 0 && errno == EINTR);
+	r = n < 0 ? -errno : (size_t)n >= sizeof(buf) ? -EFBIG : 0;
+	close(fd);
+	return r < 0 ? r : mc_parse_knob_value(buf, (size_t)n, ret);
 }
 
 int host_write_begin(struct mc_host *h)
@@ -285,19 +298,24 @@ int mc_host_read_knob(struct mc_host *h, const char *group, enum mc_knob k, uint
 	r = walk(h, group, O_PATH, &gfd, NULL);
 	if (r < 0)
 		return r;
-	r = read_knob_at(h, gfd, h->caps.file[k], ret);
+	r = read_value_at(gfd, h->caps.file[k], ret);
 	close(gfd);
 	return r;
 }
 
-int mc_host_write_knob(struct mc_host *h, const char *group, enum mc_knob k, uint64_t raw,
-		       uint64_t *ret_readback)
+/*
+ * The one knob write: the value in one write(2), then read back. counted:
+ * the write takes part in the test-only failure injection (whose counters
+ * are not thread-safe, so the reclaimers' writes do not).
+ */
+static int knob_write(struct mc_host *h, const char *group, enum mc_knob k, uint64_t raw,
+		      bool counted, uint64_t *ret_readback)
 {
 	char val[24];
 	uint64_t back;
 	int gfd, r;
 
-	if ((r = host_write_begin(h)) < 0)
+	if (counted && (r = host_write_begin(h)) < 0)
 		return r;
 	if ((int)k < 0 || k >= MC_KNOB__COUNT)
 		return -EINVAL;
@@ -315,8 +333,9 @@ int mc_host_write_knob(struct mc_host *h, const char *group, enum mc_knob k, uin
 	r = host_write_at(gfd, h->caps.file[k], O_TRUNC, val);
 	if (r < 0)
 		goto out;
-	host_write_done(h);
-	r = read_knob_at(h, gfd, h->caps.file[k], &back);
+	if (counted)
+		host_write_done(h);
+	r = read_value_at(gfd, h->caps.file[k], &back);
 	if (r < 0)
 		goto out;
 	if (back != raw) {
@@ -327,6 +346,47 @@ int mc_host_write_knob(struct mc_host *h, const char *group, enum mc_knob k, uin
 out:
 	close(gfd);
 	return r;
+}
+
+int mc_host_write_knob(struct mc_host *h, const char *group, enum mc_knob k, uint64_t raw,
+		       uint64_t *ret_readback)
+{
+	return knob_write(h, group, k, raw, true, ret_readback);
+}
+
+int mc_host_write_knob_ts(struct mc_host *h, const char *group, enum mc_knob k, uint64_t raw)
+{
+	return knob_write(h, group, k, raw, false, NULL);
+}
+
+int mc_host_read_value(struct mc_host *h, const char *group, const char *file, uint64_t *ret)
+{
+	int gfd, r;
+
+	r = walk(h, group, O_PATH, &gfd, NULL);
+	if (r < 0)
+		return r;
+	r = read_value_at(gfd, file, ret);
+	close(gfd);
+	return r;
+}
+
+int mc_host_read_usage(struct mc_host *h, const char *group, uint64_t *ret)
+{
+	return mc_host_read_value(h, group,
+				  h->caps.ver == MC_CGV1 ? "memory.usage_in_bytes" : "memory.current",
+				  ret);
+}
+
+int mc_host_reclaim_v2(struct mc_host *h, const char *group, uint64_t bytes, int node)
+{
+	char val[64];
+
+	if (node >= 0)
+		snprintf(val, sizeof(val), "%" PRIu64 " nodes=%d", bytes, node);
+	else
+		snprintf(val, sizeof(val), "%" PRIu64, bytes);
+	return mc_host_write_text(h, group, "memory.reclaim", val);
 }
 
 int mc_host_mkdir(struct mc_host *h, const char *group)

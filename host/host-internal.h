@@ -10,9 +10,10 @@
 #include "host.h"
 
 /*
- * Private to the host layer (discover.c, cgfs.c, subtree.c, txn.c...):
- * the host handle and the helpers the files share. Front ends and tests use
- * host.h only.
+ * Private to the host layer (its .c files: discovery, cgfs.c's I/O helpers,
+ * the subtree reader, the journal, state directory and reclaimers): the host
+ * handle and the helpers the files share. Front ends use host.h and the
+ * headers of the transaction (txn.h, journal.h, state.h, reclaim.h).
  *
  * Every file access goes through rootfd, the memory hierarchy's mount point
  * opened once: groups are reached with openat() one component at a time

@@ -140,9 +140,9 @@ int mc_host_write_knob(struct mc_host *h, const char *group, enum mc_knob k, uin
 		       uint64_t *ret_readback);
 
 /*
- * Thread-safe helpers for reclaimers running in parallel (reclaim.c): they
- * share no buffer with the rest of the layer and do not count as writes for
- * the failure injection.
+ * Thread-safe helpers (cgfs.c) for reclaimers running in parallel
+ * (reclaim.c): they share no buffer with the rest of the layer, and
+ * write_knob_ts does not count as a write for the failure injection.
  *   read_value: one number from file in group (a knob file, usage...).
  *   read_usage: memory.usage_in_bytes (v1) or memory.current (v2).
  *   write_knob_ts: like mc_host_write_knob, with read-back (-EIO).

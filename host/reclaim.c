@@ -1,8 +1,10 @@
 /*
  * Reclaim mechanisms. These run from several threads at once (at most
  * reclaim.concurrency), so unlike the rest of the host layer they share
- * nothing mutable: each call walks to its group from the root descriptor
- * and reads into a buffer on its own stack (knob values are one number).
+ * nothing mutable: they use cgfs.c's thread-safe helpers, which walk to
+ * the group from the root descriptor and read into a buffer on their own
+ * stack (knob values are one number), and the journal API, whose writes
+ * to distinct slots share only the state directory's descriptor.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,97 +16,44 @@
 #include <unistd.h>
 
 #include "host-internal.h"
-#include "txn.h"
+#include "reclaim.h"
 
-/* Longest knob file content we accept: a decimal u64 or "max" plus newline. */
-#define VALUE_MAX 64
-
-static int read_value_at(int gfd, const char *file, uint64_t *ret)
+int mc_reclaim_v1(struct mc_host *h, struct mc_lock *l, unsigned slot, const char *parent,
+		  const char *group, uint64_t bytes, uint64_t *ret_reclaimed)
 {
-	char buf[VALUE_MAX];
-	ssize_t n;
-	int fd, r;
+	struct mc_jrec rec = { .kind = MC_STEP_WRITE, .knob = MC_KNOB_MAX, .old_valid = true,
+			       .path = (char *)group };
+	struct mc_journal j = { .pid = (long)getpid(), .parent = (char *)parent, .v = &rec, .n = 1 };
+	uint64_t usage, after, page = mc_host_caps(h)->page_size;
+	char name[32];
+	int r, r2;
 
-	fd = openat(gfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	do
-		n = pread(fd, buf, sizeof(buf), 0);
-	while (n < 0 && errno == EINTR);
-	r = n < 0 ? -errno : (size_t)n >= sizeof(buf) ? -EFBIG : 0;
-	close(fd);
-	return r < 0 ? r : mc_parse_knob_value(buf, (size_t)n, ret);
-}
-
-int mc_host_read_value(struct mc_host *h, const char *group, const char *file, uint64_t *ret)
-{
-	int gfd, r;
-
-	r = cgfs_open_group(h, group, O_PATH, &gfd);
+	*ret_reclaimed = 0;
+	r = mc_host_read_usage(h, group, &usage);
+	if (r == 0)
+		r = mc_host_read_value(h, group, mc_host_caps(h)->file[MC_KNOB_MAX], &rec.old_raw);
 	if (r < 0)
 		return r;
-	r = read_value_at(gfd, file, ret);
-	close(gfd);
-	return r;
-}
-
-int mc_host_read_usage(struct mc_host *h, const char *group, uint64_t *ret)
-{
-	return mc_host_read_value(h, group,
-				  h->caps.ver == MC_CGV1 ? "memory.usage_in_bytes" : "memory.current",
-				  ret);
-}
-
-static int write_at(int gfd, const char *file, const char *val)
-{
-	ssize_t n;
-	int fd, r;
-
-	fd = openat(gfd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	r = n < 0 ? -errno : (size_t)n != strlen(val) ? -EIO : 0;
-	close(fd);
-	return r;
-}
-
-int mc_host_write_knob_ts(struct mc_host *h, const char *group, enum mc_knob k, uint64_t raw)
-{
-	char val[24];
-	uint64_t back;
-	int gfd, r;
-
-	if (!h->caps.file[k])
-		return -ENOENT;
-	if (raw == MC_SIZE_MAX)
-		snprintf(val, sizeof(val), "%s", h->caps.ver == MC_CGV1 ? "-1" : "max");
-	else
-		snprintf(val, sizeof(val), "%" PRIu64, raw);
-	r = cgfs_open_group(h, group, O_PATH, &gfd);
-	if (r < 0)
+	if (bytes >= usage)
+		bytes = usage;
+	rec.new_raw = usage - bytes;
+	rec.new_raw -= rec.new_raw % (page ? page : 4096);
+	if (rec.new_raw >= rec.old_raw)
+		return 0;	/* already below the limit the reclaim would set */
+	snprintf(name, sizeof(name), "reclaim.%u", slot);
+	if ((r = mc_state_journal_write(l, name, &j)) < 0)
 		return r;
-	r = write_at(gfd, h->caps.file[k], val);
-	if (r == 0 && (r = read_value_at(gfd, h->caps.file[k], &back)) == 0 && back != raw)
-		r = -EIO;
-	close(gfd);
-	return r;
-}
-
-int mc_host_reclaim_v2(struct mc_host *h, const char *group, uint64_t bytes, int node)
-{
-	char val[64];
-	int gfd, r;
-
-	if (node >= 0)
-		snprintf(val, sizeof(val), "%" PRIu64 " nodes=%d", bytes, node);
-	else
-		snprintf(val, sizeof(val), "%" PRIu64, bytes);
-	r = cgfs_open_group(h, group, O_PATH, &gfd);
-	if (r < 0)
-		return r;
-	r = write_at(gfd, "memory.reclaim", val);
-	close(gfd);
+	/*
+	 * The kernel reclaims down to the new limit, or gives up with EBUSY
+	 * rather than OOM-killing: either way the old limit goes back.
+	 */
+	r = mc_host_write_knob_ts(h, group, MC_KNOB_MAX, rec.new_raw);
+	r2 = mc_host_write_knob_ts(h, group, MC_KNOB_MAX, rec.old_raw);
+	if (r2 < 0)
+		return r2;	/* the journal stays: memctl rollback restores it */
+	if (mc_host_read_usage(h, group, &after) == 0 && after < usage)
+		*ret_reclaimed = usage - after;
+	mc_state_journal_remove(l, name);
 	return r;
 }
 
@@ -136,7 +85,8 @@ static void reclaim_one(struct reclaim_pool *p, unsigned slot, const struct mc_s
 	if (res->err < 0)
 		return;
 	if (caps->ver == MC_CGV1) {
-		res->err = mc_txn_reclaim_v1(p->h, p->l, slot, abs, s->bytes, &res->reclaimed);
+		res->err = mc_reclaim_v1(p->h, p->l, slot, p->plan->parent, abs, s->bytes,
+					 &res->reclaimed);
 		free(abs);
 		return;
 	}

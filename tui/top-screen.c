@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "top.h"
 
 enum prompt {
@@ -175,7 +176,7 @@ static int name_width(const struct screen *s, size_t first, int h)
 
 	for (size_t k = first; k < m->n_order && k < first + (size_t)h; k++) {
 		const struct top_row *r = &m->rows[m->order[k]];
-		int need = (int)r->depth * 2 + 2 + (int)strlen(r->name);
+		int need = (int)r->depth * 2 + 2 + (int)strlen(r->label);
 
 		if (need > w)
 			w = need;
@@ -300,7 +301,7 @@ static void draw_table(struct screen *s, int y0, int h)
 			attron(COLOR_PAIR(PAIR_HOT));
 		mvhline(y, 0, ' ', COLS);
 		snprintf(name, sizeof(name), "%*s%s%s", (int)r->depth * 2, "",
-			 !r->has_children ? "  " : r->collapsed ? "+ " : "- ", r->name);
+			 !r->has_children ? "  " : r->collapsed ? "+ " : "- ", r->label);
 		put_clipped(y, 0, name, nw, false);
 		x = (size_t)nw;
 		for (size_t c = 1 + s->hcol; col_fits(s, c, x); c++) {
@@ -326,16 +327,18 @@ static void detail_text(struct screen *s, const struct top_row *r, FILE *f)
 {
 	const struct mc_group_snap *g = &r->g;
 	char a[24];
+	char *abs = mc_esc_text_dup(r->abs);
 
-	fprintf(f, "%s%s\n", r->abs, r->gone ? " (gone)" : "");
+	fprintf(f, "%s%s\n", abs ? abs : "(out of memory)", r->gone ? " (gone)" : "");
+	free(abs);
 	for (int k = 0; k < MC_KNOB__COUNT; k++)
 		if (g->raw_valid[k])
 			fprintf(f, "%s=%s  ", mc_knob_info(k)->name,
 				mc_fmt_size(mc_abstract_value(s->m->caps, k, g->raw), a));
 	fprintf(f, "usage=%s", g->usage_valid ? mc_fmt_size(g->usage, a) : "-");
 	fprintf(f, "  effective limit=%s\n", mc_fmt_size(r->eff_limit, a));
-	if (r->decision)
-		fprintf(f, "decision: %s\n", r->decision);
+	if (r->decision_label)
+		fprintf(f, "decision: %s\n", r->decision_label);
 	fputs("-- memory.stat\n", f);
 	for (size_t i = 0; i < g->stat.n; i++)
 		fprintf(f, "%-24s %14llu\n", g->stat.v[i].key, (unsigned long long)g->stat.v[i].val);

@@ -33,7 +33,8 @@ struct mc_export {
 	size_t n_dec;
 	size_t cap_dec;
 	unsigned long intervals;
-	void (*warn)(const char *msg);
+	void (*warn)(void *arg, const char *msg);
+	void *warn_arg;
 	bool *skip;                 /* per row: left out (gone, or a name that is not UTF-8) */
 	size_t cap_skip;
 	struct mc_buf out;

@@ -29,7 +29,7 @@ static int mark_skipped(struct mc_export *e)
 		mc_buf_adds(&msg, "': its name is not UTF-8, which metric labels must be");
 		if ((r = mc_buf_error(&msg)) < 0)
 			break;
-		e->warn(msg.p);
+		e->warn(e->warn_arg, msg.p);
 	}
 	mc_buf_release(&msg);
 	return r;

@@ -157,7 +157,8 @@ const struct export_dec *export_dec_find(const struct mc_export *e, const char *
 
 /* --- lifecycle --- */
 
-int mc_export_new(struct mc_host *h, const char *parent, void (*warn)(const char *msg),
+int mc_export_new(struct mc_host *h, const char *parent,
+		  void (*warn)(void *warn_arg, const char *msg), void *warn_arg,
 		  struct mc_export **ret)
 {
 	struct mc_export *e = calloc(1, sizeof(*e));
@@ -167,6 +168,7 @@ int mc_export_new(struct mc_host *h, const char *parent, void (*warn)(const char
 		return -ENOMEM;
 	e->h = h;
 	e->warn = warn;
+	e->warn_arg = warn_arg;
 	r = mc_export_set_parent(e, parent);
 	if (r < 0) {
 		free(e);

@@ -25,10 +25,11 @@ struct mc_export;
 
 /*
  * An exporter of the groups below parent (absolute cgroup path). warn gets
- * each warning about a group (a name that cannot be a label), every
- * render; its text is escaped for a terminal. -ENOMEM.
+ * warn_arg and each warning about a group (a name that cannot be a label),
+ * every render; its text is escaped for a terminal. -ENOMEM.
  */
-int mc_export_new(struct mc_host *h, const char *parent, void (*warn)(const char *msg),
+int mc_export_new(struct mc_host *h, const char *parent,
+		  void (*warn)(void *warn_arg, const char *msg), void *warn_arg,
 		  struct mc_export **ret);
 void mc_export_free(struct mc_export *e);
 

@@ -13,7 +13,9 @@
 #include "columns.h"
 #include "escape.h"
 #include "format.h"
+#include "journal.h"
 #include "model.h"
+#include "pipeline.h"
 
 static void row_release(struct top_row *r)
 {
@@ -313,25 +315,14 @@ static int remember(struct top_policy *p, const char *group, char *text)
 /* One step as the decision column shows it: "memory.low 0 -> 100M: reason". */
 static char *step_text(const struct mc_step *s)
 {
-	char *t = NULL, v[24];
-	int r;
+	struct mc_step_text t;
+	char *out;
 
-	if (s->kind == MC_STEP_WRITE)
-		r = asprintf(&t, "%s -> %s: %s", s->file, mc_fmt_size(s->new_raw, v),
-			     s->reason ? s->reason : "");
-	else if (s->kind == MC_STEP_RECLAIM)
-		r = asprintf(&t, "reclaim %s: %s", mc_fmt_size(s->bytes, v),
-			     s->reason ? s->reason : "");
-	else if (s->kind == MC_STEP_NOTE)
-		r = asprintf(&t, "note: %s", s->reason ? s->reason : "");
-	else if (s->kind == MC_STEP_SYSCTL)
-		r = asprintf(&t, "%s -> %llu: %s", s->file, (unsigned long long)s->new_raw,
-			     s->reason ? s->reason : "");
-	else if (s->kind == MC_STEP_ENABLE)
-		r = asprintf(&t, "enable memory for children: %s", s->reason ? s->reason : "");
-	else
-		r = asprintf(&t, "create: %s", s->reason ? s->reason : "");
-	return r < 0 ? NULL : t;
+	if (mc_step_describe(s, &t) < 0)
+		return NULL;
+	out = mc_asprintf("%s: %s", t.brief, s->reason ? s->reason : "");
+	mc_step_text_free(&t);
+	return out;
 }
 
 /*
@@ -341,45 +332,39 @@ static char *step_text(const struct mc_step *s)
  */
 static void run_policy(struct top_model *m)
 {
+	static const char *const what[] = {
+		[MC_STAGE_RESOLVE] = "cannot resolve the profile's parent",
+		[MC_STAGE_SNAPSHOT] = "cannot read the profile's parent",
+		[MC_STAGE_DECIDE] = "policy engine",
+		[MC_STAGE_PLAN] = "planner",
+	};
 	struct top_policy *p = &m->policy;
-	struct mc_decisions dec = { 0 };
-	struct mc_plan_opts o = { .create = true };
-	struct mc_snapshot snap = { 0 };
-	struct mc_diags d = { 0 };
-	struct mc_plan plan;
+	struct mc_pipeline_opts o = { .parent = p->parent, .pol = p->pol, .plan = true,
+				      .create = true };
+	struct mc_pipeline pl;
+	const struct mc_diags *d = &pl.decide_diags;
 	int r;
 
-	r = mc_host_snapshot(m->h, p->parent, &snap);
+	r = mc_pipeline_run(m->h, p->profile, &o, &pl);
 	if (r < 0) {
-		policy_error(p, "cannot read the profile's parent", r);
+		policy_error(p, what[pl.failed], r);
+		mc_pipeline_release(&pl);
 		return;
 	}
-	r = mc_policy_decide(p->pol, p->profile, &snap, m->caps, &dec, &d);
-	if (r == 0) {
-		o.decisions = &dec;
-		r = mc_plan_build(p->profile, &snap, m->caps, &o, &plan, &d);
-		if (r == 0) {
-			for (size_t i = 0; i < plan.n; i++) {
-				char *t = step_text(&plan.steps[i]);
+	for (size_t i = 0; i < pl.plan.n; i++) {
+		char *t = step_text(&pl.plan.steps[i]);
 
-				if (t)
-					remember(p, plan.steps[i].group, t);
-			}
-			mc_plan_free(&plan);
-		} else {
-			policy_error(p, "planner", r);
-		}
-	} else {
-		policy_error(p, "policy engine", r);
+		if (t)
+			remember(p, pl.plan.steps[i].group, t);
 	}
-	if (r == 0 && d.n > 0) {
+	if (!d->n)
+		d = &pl.plan_diags;
+	if (d->n > 0) {
 		free(p->error);
-		if (mc_diag_format(&d.v[0], &p->error) < 0)
+		if (mc_diag_format(&d->v[0], &p->error) < 0)
 			p->error = NULL;
 	}
-	mc_diags_free(&d);
-	mc_decisions_free(&dec);
-	mc_snapshot_free(&snap);
+	mc_pipeline_release(&pl);
 }
 
 static void attach_decisions(struct top_model *m)

@@ -1,0 +1,646 @@
+/*
+ * The step kinds, as one table: for each kind its journal line (format and
+ * parse), how it is done and undone on the host, and how it reads to
+ * people. Kinds that are not journaled (NOTE, RECLAIM) only describe.
+ *
+ * The parser trusts nothing: a journal is read back from a directory whose
+ * files could, on a badly set up host, have been written by someone else,
+ * so every line is checked and every group path must lie inside the parent
+ * the journal names before rollback acts on any of it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host-internal.h"
+#include "journal.h"
+#include "size.h"
+
+#define JOURNAL_MAGIC "memctl-journal 2"
+
+struct step_kind {
+	const char *action;   /* plan column */
+	const char *word;     /* journal line's first word; NULL: never journaled */
+	/* Writes the line's arguments after the word (no newline). */
+	int (*format)(FILE *f, const struct mc_jrec *r);
+	/* Parses the arguments (after "word "); path is left to the caller's check. */
+	int (*parse)(const char *args, struct mc_jrec *r);
+	int (*exec)(struct mc_host *h, const struct mc_jrec *r, uint64_t *ret_readback);
+	int (*undo)(struct mc_host *h, const struct mc_jrec *r, const char **ret_what);
+	int (*describe)(const struct mc_step *s, struct mc_step_text *t);
+	/* The failure's message without the cause, e.g. "cannot create group '/a'". */
+	char *(*failure)(const struct mc_step *s, const char *abs);
+	bool group_below;     /* path must be strictly below the parent (not the parent) */
+};
+
+static void fmt_raw(uint64_t v, char buf[static 24])
+{
+	if (v == MC_SIZE_MAX)
+		strcpy(buf, "max");
+	else
+		snprintf(buf, 24, "%" PRIu64, v);
+}
+
+/* A decimal (or "max") that is all of s. */
+static int parse_raw(const char *s, size_t len, uint64_t *ret)
+{
+	uint64_t v = 0;
+
+	if (len == 3 && memcmp(s, "max", 3) == 0) {
+		*ret = MC_SIZE_MAX;
+		return 0;
+	}
+	if (len == 0 || len > 20)
+		return -EBADMSG;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return -EBADMSG;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*ret = v;
+	return 0;
+}
+
+/* The next space-separated word of *p; its length in *ret_len. */
+static const char *next_word(const char **p, size_t *ret_len)
+{
+	const char *s = *p, *e = strchr(s, ' ');
+
+	if (!e)
+		e = s + strlen(s);
+	*ret_len = (size_t)(e - s);
+	*p = *e ? e + 1 : e;
+	return s;
+}
+
+static int dup_path(const char *s, struct mc_jrec *r)
+{
+	r->path = strdup(s);
+	return r->path ? 0 : -ENOMEM;
+}
+
+static char *fmt_size(uint64_t v, char buf[static 24])
+{
+	if (mc_size_format(v, buf, 24) < 0)
+		snprintf(buf, 24, "%" PRIu64, v);
+	return buf;
+}
+
+/* mkdir: a group this apply creates. */
+
+static int mkdir_format(FILE *f, const struct mc_jrec *r)
+{
+	return fprintf(f, "%s", r->path);
+}
+
+static int path_parse(const char *args, struct mc_jrec *r)
+{
+	return dup_path(args, r);
+}
+
+static int mkdir_do(struct mc_host *h, const struct mc_jrec *r, uint64_t *ret_readback)
+{
+	return mc_host_mkdir(h, r->path);
+}
+
+static int mkdir_undo(struct mc_host *h, const struct mc_jrec *r, const char **ret_what)
+{
+	int e;
+
+	if (!mc_host_group_exists(h, r->path))
+		return 0;
+	e = mc_host_rmdir(h, r->path);
+	if (e == -ENOENT)
+		return 0;
+	*ret_what = "removing the group created";
+	return e < 0 ? e : 1;
+}
+
+static int mkdir_describe(const struct mc_step *s, struct mc_step_text *t)
+{
+	t->file = "";
+	t->value = strdup("");
+	t->done = mc_asprintf("created %s", s->group);
+	t->brief = mc_asprintf("create");
+	return 0;
+}
+
+static char *mkdir_failure(const struct mc_step *s, const char *abs)
+{
+	return mc_asprintf("cannot create group '%s'", abs);
+}
+
+/* enable: v2's memory controller for a new group's children. */
+
+static int enable_format(FILE *f, const struct mc_jrec *r)
+{
+	return fprintf(f, "memory %s", r->path);
+}
+
+static int enable_parse(const char *args, struct mc_jrec *r)
+{
+	if (strncmp(args, "memory ", 7) != 0)
+		return -EBADMSG;
+	return dup_path(args + 7, r);
+}
+
+static int enable_do(struct mc_host *h, const struct mc_jrec *r, uint64_t *ret_readback)
+{
+	return mc_host_delegate_memory(h, r->path, true);
+}
+
+/*
+ * Only groups memctl created get this, and their removal follows: that is
+ * the change counted, so this one counts as nothing.
+ */
+static int enable_undo(struct mc_host *h, const struct mc_jrec *r, const char **ret_what)
+{
+	int e = mc_host_delegate_memory(h, r->path, false);
+
+	*ret_what = "cgroup.subtree_control";
+	return e == -ENOENT ? 0 : e < 0 ? e : 0;
+}
+
+static int enable_describe(const struct mc_step *s, struct mc_step_text *t)
+{
+	t->file = "cgroup.subtree_control";
+	t->value = strdup("+memory");
+	t->done = mc_asprintf("%s: cgroup.subtree_control +memory", s->group);
+	t->brief = mc_asprintf("enable memory for children");
+	return 0;
+}
+
+static char *enable_failure(const struct mc_step *s, const char *abs)
+{
+	return mc_asprintf("cannot enable the memory controller for the children of '%s' "
+			   "(cgroup.subtree_control +memory)", abs);
+}
+
+/* write: one knob file. */
+
+static int write_format(FILE *f, const struct mc_jrec *r)
+{
+	char old[24], new[24];
+
+	fmt_raw(r->old_raw, old);
+	fmt_raw(r->new_raw, new);
+	return fprintf(f, "%s %s %s %s", mc_knob_info(r->knob)->name, r->old_valid ? old : "-",
+		       new, r->path);
+}
+
+static int write_parse(const char *args, struct mc_jrec *r)
+{
+	const char *p = args, *w;
+	char kn[32];
+	size_t len;
+
+	w = next_word(&p, &len);
+	if (len == 0 || len >= sizeof(kn))
+		return -EBADMSG;
+	memcpy(kn, w, len);
+	kn[len] = '\0';
+	if (mc_knob_lookup(kn, &r->knob) < 0 || strcmp(mc_knob_info(r->knob)->name, kn) != 0)
+		return -EBADMSG;
+	w = next_word(&p, &len);
+	r->old_valid = !(len == 1 && w[0] == '-');
+	if (r->old_valid && parse_raw(w, len, &r->old_raw) < 0)
+		return -EBADMSG;
+	w = next_word(&p, &len);
+	if (parse_raw(w, len, &r->new_raw) < 0)
+		return -EBADMSG;
+	return dup_path(p, r);
+}
+
+static int write_do(struct mc_host *h, const struct mc_jrec *r, uint64_t *ret_readback)
+{
+	return mc_host_write_knob(h, r->path, r->knob, r->new_raw, ret_readback);
+}
+
+static int write_undo(struct mc_host *h, const struct mc_jrec *r, const char **ret_what)
+{
+	uint64_t cur;
+	int e;
+
+	if (!r->old_valid)
+		return 0;   /* the group is new: its removal undoes this */
+	*ret_what = mc_knob_info(r->knob)->name;
+	e = mc_host_read_knob(h, r->path, r->knob, &cur);
+	if (e == 0 && cur == r->old_raw)
+		return 0;
+	if (e == 0)
+		e = mc_host_write_knob(h, r->path, r->knob, r->old_raw, NULL);
+	return e < 0 ? e : 1;
+}
+
+static int write_describe(const struct mc_step *s, struct mc_step_text *t)
+{
+	char a[24], b[24];
+
+	t->file = s->file;
+	t->value = mc_asprintf("%s -> %s", s->old_valid ? fmt_size(s->old_raw, a) : "(new)",
+			       fmt_size(s->new_raw, b));
+	t->done = t->value ? mc_asprintf("%s: %s %s", s->group, s->file, t->value) : NULL;
+	t->brief = mc_asprintf("%s -> %s", s->file, fmt_size(s->new_raw, b));
+	return 0;
+}
+
+static char *write_failure(const struct mc_step *s, const char *abs)
+{
+	return mc_asprintf("cannot set %s on '%s'", s->file, abs);
+}
+
+/* sysctl: memctl's kernel patch's host-wide settings. */
+
+static int sysctl_format(FILE *f, const struct mc_jrec *r)
+{
+	return fprintf(f, "%s %" PRIu64 " %" PRIu64, r->path, r->old_raw, r->new_raw);
+}
+
+static int sysctl_parse(const char *args, struct mc_jrec *r)
+{
+	const char *p = args, *name, *w;
+	size_t len, nlen;
+
+	name = next_word(&p, &nlen);
+	if (nlen == 0 || nlen > 64)
+		return -EBADMSG;
+	for (size_t i = 0; i < nlen; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789_.", name[i]))
+			return -EBADMSG;
+	w = next_word(&p, &len);
+	if (parse_raw(w, len, &r->old_raw) < 0 || r->old_raw > LONG_MAX)
+		return -EBADMSG;
+	w = next_word(&p, &len);
+	if (parse_raw(w, len, &r->new_raw) < 0 || r->new_raw > LONG_MAX || *p)
+		return -EBADMSG;
+	r->old_valid = true;
+	r->path = strndup(name, nlen);
+	return r->path ? 0 : -ENOMEM;
+}
+
+static int sysctl_do(struct mc_host *h, const struct mc_jrec *r, uint64_t *ret_readback)
+{
+	return mc_host_sysctl_write(h, r->path, (long)r->new_raw);
+}
+
+static int sysctl_undo(struct mc_host *h, const struct mc_jrec *r, const char **ret_what)
+{
+	long cur;
+	int e;
+
+	*ret_what = "sysctl";
+	e = mc_host_sysctl_read(h, r->path, &cur);
+	if (e == 0 && (uint64_t)cur == r->old_raw)
+		return 0;
+	if (e == 0)
+		e = mc_host_sysctl_write(h, r->path, (long)r->old_raw);
+	return e < 0 ? e : 1;
+}
+
+static int sysctl_describe(const struct mc_step *s, struct mc_step_text *t)
+{
+	t->file = s->file;
+	t->value = mc_asprintf("%" PRIu64 " -> %" PRIu64, s->old_raw, s->new_raw);
+	t->done = mc_asprintf("%s %" PRIu64 " -> %" PRIu64, s->file, s->old_raw, s->new_raw);
+	t->brief = mc_asprintf("%s -> %" PRIu64, s->file, s->new_raw);
+	return 0;
+}
+
+static char *sysctl_failure(const struct mc_step *s, const char *abs)
+{
+	return mc_asprintf("cannot set %s to %" PRIu64, s->file, s->new_raw);
+}
+
+/* Steps that are never journaled: a setting this host cannot carry out, a reclaim. */
+
+static int note_describe(const struct mc_step *s, struct mc_step_text *t)
+{
+	t->file = s->knob < MC_KNOB__COUNT ? mc_knob_info(s->knob)->name : s->file;
+	t->value = strdup("");
+	t->done = mc_asprintf("%s: %s", s->group, s->reason ? s->reason : "");
+	t->brief = mc_asprintf("note");
+	return 0;
+}
+
+static int reclaim_describe(const struct mc_step *s, struct mc_step_text *t)
+{
+	char v[24];
+	size_t len = 0;
+	FILE *f = open_memstream(&t->value, &len);
+
+	if (!f)
+		return -ENOMEM;
+	fputs(fmt_size(s->bytes, v), f);
+	for (size_t n = 0; s->node_bytes && n < s->n_nodes; n++)
+		fprintf(f, "%s N%zu=%s", n ? "," : " (", n, fmt_size(s->node_bytes[n], v));
+	if (s->node_bytes && s->n_nodes)
+		fputc(')', f);
+	if (fclose(f) != 0)
+		return -ENOMEM;
+	t->file = "";
+	t->done = mc_asprintf("%s: reclaim %s", s->group, t->value);
+	t->brief = mc_asprintf("reclaim %s", fmt_size(s->bytes, v));
+	return 0;
+}
+
+static const struct step_kind kinds[] = {
+	[MC_STEP_MKDIR] = { "create", "mkdir", mkdir_format, path_parse, mkdir_do, mkdir_undo,
+			    mkdir_describe, mkdir_failure, true },
+	[MC_STEP_WRITE] = { "write", "write", write_format, write_parse, write_do, write_undo,
+			    write_describe, write_failure, false },
+	[MC_STEP_NOTE] = { .action = "skip", .describe = note_describe },
+	[MC_STEP_RECLAIM] = { .action = "reclaim", .describe = reclaim_describe },
+	[MC_STEP_ENABLE] = { "enable", "enable", enable_format, enable_parse, enable_do,
+			     enable_undo, enable_describe, enable_failure, true },
+	[MC_STEP_SYSCTL] = { "sysctl", "sysctl", sysctl_format, sysctl_parse, sysctl_do,
+			     sysctl_undo, sysctl_describe, sysctl_failure, false },
+};
+#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+static const struct step_kind *kind_of(enum mc_step_kind k)
+{
+	return (unsigned)k < N_KINDS && kinds[k].action ? &kinds[k] : NULL;
+}
+
+int mc_journal_add(struct mc_journal *j, const struct mc_jrec *rec)
+{
+	struct mc_jrec copy = *rec;
+
+	if (j->n == j->cap) {
+		size_t cap = j->cap ? j->cap * 2 : 16;
+		struct mc_jrec *v = realloc(j->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		j->v = v;
+		j->cap = cap;
+	}
+	copy.path = strdup(rec->path);
+	if (!copy.path)
+		return -ENOMEM;
+	j->v[j->n++] = copy;
+	return 0;
+}
+
+int mc_journal_from_plan(const struct mc_plan *plan, long pid, struct mc_journal *ret)
+{
+	struct mc_journal j = { .pid = pid };
+	int r = 0;
+
+	j.parent = strdup(plan->parent);
+	if (!j.parent)
+		return -ENOMEM;
+	for (size_t i = 0; i < plan->n && r == 0; i++) {
+		const struct mc_step *s = &plan->steps[i];
+		struct mc_jrec rec = { .kind = s->kind, .knob = s->knob, .old_valid = s->old_valid,
+				       .old_raw = s->old_raw, .new_raw = s->new_raw };
+		char *abs = NULL;
+
+		if (!mc_step_changes(s))
+			continue;
+		if (s->kind == MC_STEP_SYSCTL)
+			rec.path = (char *)s->file;
+		else if ((r = mc_path_join(plan->parent, s->group, &abs)) == 0)
+			rec.path = abs;
+		if (r == 0)
+			r = mc_journal_add(&j, &rec);
+		free(abs);
+	}
+	if (r < 0) {
+		mc_journal_free(&j);
+		return r;
+	}
+	*ret = j;
+	return 0;
+}
+
+int mc_journal_format(const struct mc_journal *j, char **ret, size_t *ret_len)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, JOURNAL_MAGIC "\npid %ld\nparent %s\n", j->pid, j->parent);
+	for (size_t i = 0; i < j->n; i++) {
+		const struct step_kind *k = kind_of(j->v[i].kind);
+
+		if (!k || !k->word)
+			continue;
+		fprintf(f, "%s ", k->word);
+		k->format(f, &j->v[i]);
+		fputc('\n', f);
+	}
+	fputs("end\n", f);
+	if (j->failure)
+		fprintf(f, "failed %s\n", j->failure);
+	if (fclose(f) != 0) {
+		free(buf);
+		return -ENOMEM;
+	}
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+void mc_journal_free(struct mc_journal *j)
+{
+	for (size_t i = 0; i < j->n; i++)
+		free(j->v[i].path);
+	free(j->v);
+	free(j->parent);
+	free(j->failure);
+	*j = (struct mc_journal){ 0 };
+}
+
+/* An absolute cgroup path in the form mc_path_join makes: no "//", no trailing '/'. */
+static bool clean_path(const char *p)
+{
+	size_t len = strlen(p);
+
+	if (cgfs_check_path(p) < 0 || strstr(p, "//"))
+		return false;
+	return len == 1 || p[len - 1] != '/';
+}
+
+/* Whether path is parent or below it (below: strictly). */
+static bool inside(const char *path, const char *parent, bool below)
+{
+	size_t pl = strlen(parent);
+
+	if (strcmp(path, parent) == 0)
+		return !below;
+	if (pl == 1)
+		return true;    /* parent "/": every clean path is below it */
+	return strncmp(path, parent, pl) == 0 && path[pl] == '/';
+}
+
+/* One record line: "WORD ARGS". */
+static int parse_record(struct mc_journal *j, const char *line)
+{
+	const char *args = strchr(line, ' ');
+	struct mc_jrec rec = { 0 };
+	const struct step_kind *k = NULL;
+	size_t wl;
+	int r;
+
+	if (!args || !j->parent)
+		return -EBADMSG;
+	wl = (size_t)(args - line);
+	for (size_t i = 0; i < N_KINDS && !k; i++)
+		if (kinds[i].word && strlen(kinds[i].word) == wl && memcmp(kinds[i].word, line, wl) == 0)
+			k = &kinds[i];
+	if (!k)
+		return -EBADMSG;
+	rec.kind = (enum mc_step_kind)(k - kinds);
+	if ((r = k->parse(args + 1, &rec)) < 0)
+		return r;
+	if (rec.kind != MC_STEP_SYSCTL &&
+	    (!clean_path(rec.path) || !inside(rec.path, j->parent, k->group_below))) {
+		free(rec.path);
+		return -EBADMSG;
+	}
+	r = mc_journal_add(j, &rec);
+	free(rec.path);
+	return r;
+}
+
+/* Parses one line (NUL-terminated, no newline) at 1-based lineno. */
+static int parse_line(struct mc_journal *j, const char *line, unsigned lineno, bool *after_end)
+{
+	uint64_t v;
+
+	if (lineno == 1)
+		return strcmp(line, JOURNAL_MAGIC) == 0 ? 0 : -EBADMSG;
+	if (*after_end) {
+		if (strncmp(line, "failed ", 7) != 0 || j->failure)
+			return -EBADMSG;
+		j->failure = strdup(line + 7);
+		return j->failure ? 0 : -ENOMEM;
+	}
+	if (strcmp(line, "end") == 0) {
+		j->complete = *after_end = true;
+		return j->parent ? 0 : -EBADMSG;
+	}
+	if (strncmp(line, "pid ", 4) == 0) {
+		if (j->pid || j->n || parse_raw(line + 4, strlen(line + 4), &v) < 0 || v == 0 ||
+		    v > INT32_MAX)
+			return -EBADMSG;
+		j->pid = (long)v;
+		return 0;
+	}
+	if (strncmp(line, "parent ", 7) == 0) {
+		if (j->parent || !clean_path(line + 7))
+			return -EBADMSG;
+		j->parent = strdup(line + 7);
+		return j->parent ? 0 : -ENOMEM;
+	}
+	return parse_record(j, line);
+}
+
+int mc_journal_parse(const char *buf, size_t len, struct mc_journal *ret, unsigned *ret_line)
+{
+	struct mc_journal j = { 0 };
+	bool after_end = false;
+	unsigned lineno = 0;
+	size_t off = 0;
+	int r = 0;
+
+	if (len > MC_JOURNAL_MAX || memchr(buf, '\0', len))
+		r = -EBADMSG;
+	while (r == 0 && off < len) {
+		const char *nl = memchr(buf + off, '\n', len - off);
+		char *line;
+
+		lineno++;
+		if (!nl) {
+			r = -EBADMSG;   /* every line ends in a newline */
+			break;
+		}
+		line = strndup(buf + off, (size_t)(nl - (buf + off)));
+		if (!line) {
+			r = -ENOMEM;
+			break;
+		}
+		r = parse_line(&j, line, lineno, &after_end);
+		free(line);
+		off = (size_t)(nl - buf) + 1;
+	}
+	if (r == 0 && lineno == 0)
+		r = -EBADMSG;
+	if (r < 0) {
+		if (ret_line)
+			*ret_line = lineno ? lineno : 1;
+		mc_journal_free(&j);
+		return r;
+	}
+	*ret = j;
+	return 0;
+}
+
+int mc_jrec_do(struct mc_host *h, const struct mc_jrec *rec, uint64_t *ret_readback)
+{
+	const struct step_kind *k = kind_of(rec->kind);
+
+	return k && k->exec ? k->exec(h, rec, ret_readback) : -EINVAL;
+}
+
+int mc_jrec_undo(struct mc_host *h, const struct mc_jrec *rec, const char **ret_what)
+{
+	const struct step_kind *k = kind_of(rec->kind);
+
+	*ret_what = "undo";
+	return k && k->undo ? k->undo(h, rec, ret_what) : -EINVAL;
+}
+
+int mc_step_describe(const struct mc_step *s, struct mc_step_text *ret)
+{
+	const struct step_kind *k = kind_of(s->kind);
+	struct mc_step_text t = { 0 };
+
+	if (!k)
+		return -EINVAL;
+	t.action = k->action;
+	if (k->describe(s, &t) < 0 || !t.value || !t.done || !t.brief) {
+		mc_step_text_free(&t);
+		return -ENOMEM;
+	}
+	*ret = t;
+	return 0;
+}
+
+void mc_step_text_free(struct mc_step_text *t)
+{
+	free(t->value);
+	free(t->done);
+	free(t->brief);
+	t->value = t->done = t->brief = NULL;
+}
+
+char *mc_step_failure(const struct mc_step *s, const char *abs, int err, uint64_t readback,
+		      const char *cause)
+{
+	const struct step_kind *k = kind_of(s->kind);
+	char *head, *out, a[24], b[24];
+
+	if (!k || !k->failure)
+		return NULL;
+	head = k->failure(s, abs);
+	if (!head)
+		return NULL;
+	if (err == -EIO && s->kind == MC_STEP_WRITE)
+		out = mc_asprintf("%s: the kernel kept %s instead of %s", head,
+				  fmt_size(readback, a), fmt_size(s->new_raw, b));
+	else if (err == -EIO && s->kind == MC_STEP_ENABLE)
+		out = mc_asprintf("%s: the kernel did not keep it", head);
+	else if (err == -EIO)
+		out = mc_asprintf("%s: the kernel kept another value", head);
+	else
+		out = mc_asprintf("%s: %s", head, cause);
+	free(head);
+	return out;
+}

@@ -1,0 +1,663 @@
+/*
+ * The state directory: lock, journal files, and the checks that keep a
+ * hostile or careless setup from steering root's reads and writes (see
+ * state.h for the rules).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host-internal.h"
+#include "state.h"
+
+#define LOCKFILE "lock"
+#define JOURNAL "journal"
+#define RECLAIM_PREFIX "reclaim."
+
+struct mc_lock {
+	int fd;             /* STATE_DIR/lock, flocked */
+	int dirfd;
+	char *why;          /* the last refusal */
+	int *tree_fds;      /* subtree locks: the parent's directory and its ancestors */
+	size_t n_tree;
+};
+
+static const char *type_name(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symbolic link" :
+	       S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" :
+	       S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : "not a file";
+}
+
+/*
+ * Checks st of what is at dir/name (name NULL: dir itself). Returns 0, or
+ * -EPERM with the reason in *why (allocated).
+ */
+static int check_stat(const struct stat *st, const char *dir, const char *name, char **why)
+{
+	const char *what = NULL;
+	char *subject;
+
+	if (name ? !S_ISREG(st->st_mode) : !S_ISDIR(st->st_mode))
+		what = name ? "not a regular file" : "not a directory";
+	else if (st->st_uid != 0 && st->st_uid != getuid())
+		what = "owned by another user";
+	else if (st->st_mode & (S_IWGRP | S_IWOTH))
+		what = "writable by group or others";
+	else if (name && st->st_nlink != 1)
+		what = "a file with more than one hard link";
+	if (!what)
+		return 0;
+	subject = name ? mc_asprintf("'%s/%s'", dir, name) : mc_asprintf("'%s'", dir);
+	free(*why);
+	if (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode) || !subject)
+		*why = mc_asprintf("%s is %s (uid %ld, mode %04o)", subject ? subject : dir, what,
+				   (long)st->st_uid, (unsigned)(st->st_mode & 07777));
+	else
+		*why = mc_asprintf("%s is %s, %s", subject, type_name(st->st_mode), what);
+	free(subject);
+	return -EPERM;
+}
+
+/* Whether name is a journal: the apply's, or a v1 reclaim slot's ("reclaim.N"). */
+static bool is_journal_name(const char *name)
+{
+	const char *n = name + strlen(RECLAIM_PREFIX);
+
+	if (strcmp(name, JOURNAL) == 0)
+		return true;
+	if (strncmp(name, RECLAIM_PREFIX, strlen(RECLAIM_PREFIX)) != 0 || !*n)
+		return false;
+	return strspn(n, "0123456789") == strlen(n);
+}
+
+/*
+ * Opens the state directory (O_NOFOLLOW: a symlink is refused, not
+ * followed), creating it when create, and checks it and every entry in it.
+ */
+static int open_dir(const char *dir, bool create, int *ret_fd, char **why)
+{
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+	int fd, r, dfd;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && create) {
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		r = -errno;
+		if ((r == -ELOOP || r == -ENOTDIR) && lstat(dir, &st) == 0) {
+			free(*why);
+			*why = mc_asprintf("'%s' is %s, not a directory of its own", dir,
+					   type_name(st.st_mode));
+			return -EPERM;
+		}
+		return r;
+	}
+	if (fstat(fd, &st) < 0 || (r = check_stat(&st, dir, NULL, why)) < 0) {
+		r = *why ? -EPERM : -errno;
+		close(fd);
+		return r;
+	}
+	dfd = dup(fd);
+	d = dfd < 0 ? NULL : fdopendir(dfd);
+	if (!d) {
+		r = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		close(fd);
+		return r;
+	}
+	r = 0;
+	while (r == 0 && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			r = errno == ENOENT ? 0 : -errno;
+		else
+			r = check_stat(&st, dir, de->d_name, why);
+	}
+	closedir(d);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+/* Opens dir/name with flags (plus O_NOFOLLOW|O_NONBLOCK) and checks it with fstat. */
+static int open_file(int dirfd, const char *dir, const char *name, int flags, int *ret_fd,
+		     char **why)
+{
+	struct stat st;
+	int fd, r;
+
+	fd = openat(dirfd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		r = -errno;
+		if (r == -ELOOP && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			r = check_stat(&st, dir, name, why);
+		return r;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	if ((r = check_stat(&st, dir, name, why)) < 0) {
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+/*
+ * The PID holding a flock on the file open at fd, from /proc/locks (which
+ * names locks by device and inode). 0 when not found.
+ */
+static long flock_holder(int fd)
+{
+	struct stat st;
+	char line[256];
+	long pid = 0;
+	FILE *f;
+
+	if (fstat(fd, &st) < 0 || !(f = fopen("/proc/locks", "re")))
+		return 0;
+	while (!pid && fgets(line, sizeof(line), f)) {
+		char type[16], mode[16];
+		unsigned maj, min;
+		unsigned long ino;
+		long p;
+
+		if (strstr(line, "->"))
+			continue;   /* a waiter, not the holder */
+		if (sscanf(line, "%*d: %15s %*s %15s %ld %x:%x:%lu", type, mode, &p, &maj, &min,
+			   &ino) == 6 && strcmp(type, "FLOCK") == 0 && maj == major(st.st_dev) &&
+		    min == minor(st.st_dev) && ino == (unsigned long)st.st_ino)
+			pid = p;
+	}
+	fclose(f);
+	return pid;
+}
+
+int mc_lock_take(const char *state_dir, bool wait, struct mc_lock **ret, struct mc_lock_info *info)
+{
+	struct mc_lock *l;
+	int fd, dirfd, r;
+
+	*info = (struct mc_lock_info){ 0 };
+	if ((r = open_dir(state_dir, true, &dirfd, &info->why)) < 0)
+		return r;
+	/* O_RDONLY: a flock needs no write access, and the file is never written. */
+	r = open_file(dirfd, state_dir, LOCKFILE, O_RDONLY | O_CREAT, &fd, &info->why);
+	if (r < 0) {
+		close(dirfd);
+		return r;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		r = -errno;
+		if (r != -EWOULDBLOCK)
+			goto fail;
+		info->holder = flock_holder(fd);
+		if (!wait)
+			goto fail;
+		/* The kernel releases a dead holder's flock: no stale-lock guessing. */
+		while (flock(fd, LOCK_EX) < 0)
+			if (errno != EINTR) {
+				r = -errno;
+				goto fail;
+			}
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	l->fd = fd;
+	l->dirfd = dirfd;
+	*ret = l;
+	return 0;
+fail:
+	close(fd);
+	close(dirfd);
+	return r;
+}
+
+void mc_lock_release(struct mc_lock *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n_tree; i++)
+		close(l->tree_fds[i]);
+	free(l->tree_fds);
+	close(l->fd);
+	close(l->dirfd);
+	free(l->why);
+	free(l);
+}
+
+void mc_lock_info_free(struct mc_lock_info *info)
+{
+	free(info->why);
+	info->why = NULL;
+}
+
+const char *mc_lock_why(const struct mc_lock *l)
+{
+	return l->why;
+}
+
+static long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* flock(fd, op) retried every 10 ms until timeout_ms passed. */
+static int flock_bounded(int fd, int op, long timeout_ms)
+{
+	long end = now_ms() + timeout_ms;
+
+	for (;;) {
+		struct timespec pause = { 0, 10 * 1000 * 1000 };
+
+		if (flock(fd, op | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		if (now_ms() >= end)
+			return -EWOULDBLOCK;
+		nanosleep(&pause, NULL);
+	}
+}
+
+/*
+ * Ancestors first (shared), then the parent (exclusive): every process
+ * takes them in the same order, top down, so two of them cannot deadlock.
+ */
+int mc_lock_subtree(struct mc_lock *l, struct mc_host *h, const char *parent, long timeout_ms,
+		    long *ret_holder)
+{
+	char *path = strdup(parent);
+	size_t depth = 1, n = 0;
+	int r = 0;
+
+	*ret_holder = 0;
+	if (!path)
+		return -ENOMEM;
+	for (const char *p = path; *p; p++)
+		depth += *p == '/';
+	for (size_t i = 0; i < l->n_tree; i++)
+		close(l->tree_fds[i]);
+	free(l->tree_fds);
+	l->n_tree = 0;
+	l->tree_fds = calloc(depth + 1, sizeof(int));
+	if (!l->tree_fds) {
+		free(path);
+		return -ENOMEM;
+	}
+	/*
+	 * Directories from the root down to the deepest one that exists: the
+	 * root, then the prefix ending before each later '/', then the whole.
+	 */
+	for (size_t end = 0;; end++) {
+		char save = path[end];
+		int fd;
+
+		if (end > 0 && save != '/' && save != '\0')
+			continue;
+		if (end == 1 && save == '\0')
+			break;      /* parent "/": the root is all of it */
+		if (end == 0) {
+			r = cgfs_open_group(h, "/", O_RDONLY, &fd);
+		} else {
+			path[end] = '\0';
+			r = cgfs_open_group(h, path, O_RDONLY, &fd);
+			path[end] = save;
+		}
+		if (r == -ENOENT)
+			break;
+		if (r < 0)
+			goto out;
+		l->tree_fds[n++] = fd;
+		if (!save)
+			break;
+	}
+	r = 0;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		r = flock_bounded(l->tree_fds[i], i + 1 == n ? LOCK_EX : LOCK_SH, timeout_ms);
+		if (r == -EWOULDBLOCK) {
+			/* Whoever holds it exclusively: the parent's or an overlapping subtree's. */
+			*ret_holder = flock_holder(l->tree_fds[i]);
+			for (size_t j = i + 1; !*ret_holder && j < n; j++)
+				*ret_holder = flock_holder(l->tree_fds[j]);
+		}
+	}
+out:
+	free(path);
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			close(l->tree_fds[i]);
+		n = 0;
+	}
+	l->n_tree = n;
+	return r;
+}
+
+int mc_state_journal_write(struct mc_lock *l, const char *name, const struct mc_journal *j)
+{
+	char *tmp, *buf = NULL;
+	size_t len = 0, off = 0;
+	int fd, r;
+
+	if ((r = mc_journal_format(j, &buf, &len)) < 0)
+		return r;
+	tmp = mc_asprintf("%s.tmp", name);
+	if (!tmp) {
+		free(buf);
+		return -ENOMEM;
+	}
+	/* Never write through what is there: a hard link's target would be overwritten. */
+	if (unlinkat(l->dirfd, tmp, 0) < 0 && errno != ENOENT) {
+		r = -errno;
+		goto out;
+	}
+	fd = openat(l->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	while (r == 0 && off < len) {
+		ssize_t n = write(fd, buf + off, len - off);
+
+		if (n < 0 && errno != EINTR)
+			r = -errno;
+		else if (n > 0)
+			off += (size_t)n;
+	}
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && renameat(l->dirfd, tmp, l->dirfd, name) < 0)
+		r = -errno;
+	if (r == 0 && fsync(l->dirfd) < 0)
+		r = -errno;
+	if (r < 0)
+		unlinkat(l->dirfd, tmp, 0);
+out:
+	free(tmp);
+	free(buf);
+	return r;
+}
+
+/* Reads all of the checked file open at fd (at most MC_JOURNAL_MAX bytes). */
+static int read_all(int fd, char **ret, size_t *ret_len)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			char *nb;
+
+			if (cap > MC_JOURNAL_MAX) {
+				free(buf);
+				return -EFBIG;
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(buf);
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+static char *dir_name(const struct mc_lock *l)
+{
+	char proc[64], *buf = NULL;
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", l->dirfd);
+	for (size_t cap = 256; cap <= 65536; cap *= 2) {
+		free(buf);
+		buf = malloc(cap);
+		if (!buf)
+			return NULL;
+		n = readlink(proc, buf, cap);
+		if (n < 0)
+			break;
+		if ((size_t)n < cap) {
+			buf[n] = '\0';
+			return buf;
+		}
+	}
+	free(buf);
+	return strdup("the state directory");
+}
+
+int mc_state_journal_read(struct mc_lock *l, const char *name, struct mc_journal *ret,
+			  unsigned *ret_line)
+{
+	char *dir = dir_name(l), *buf = NULL;
+	size_t len = 0;
+	int fd, r;
+
+	if (!dir)
+		return -ENOMEM;
+	r = open_file(l->dirfd, dir, name, O_RDONLY, &fd, &l->why);
+	free(dir);
+	if (r < 0)
+		return r;
+	r = read_all(fd, &buf, &len);
+	close(fd);
+	if (r == 0)
+		r = mc_journal_parse(buf, len, ret, ret_line);
+	free(buf);
+	return r;
+}
+
+int mc_state_journal_remove(struct mc_lock *l, const char *name)
+{
+	if (unlinkat(l->dirfd, name, 0) < 0 && errno != ENOENT)
+		return -errno;
+	return fsync(l->dirfd) < 0 ? -errno : 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The journal names in the directory open at dirfd (a descriptor of our own). */
+static int list_journals(int dirfd, char ***ret, size_t *ret_n)
+{
+	char **names = NULL;
+	size_t n = 0;
+	struct dirent *de;
+	int fd = dup(dirfd), r = 0;
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+
+	if (!d) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		char **nv;
+
+		if (!is_journal_name(de->d_name))
+			continue;
+		nv = realloc(names, (n + 1) * sizeof(*nv));
+		if (!nv || !(nv[n] = strdup(de->d_name))) {
+			names = nv ? nv : names;
+			r = -ENOMEM;
+			break;
+		}
+		names = nv;
+		n++;
+	}
+	closedir(d);
+	if (r < 0) {
+		mc_state_names_free(names, n);
+		return r;
+	}
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_names);
+	*ret = names;
+	*ret_n = n;
+	return 0;
+}
+
+int mc_state_journals(struct mc_lock *l, char ***ret, size_t *ret_n)
+{
+	return list_journals(l->dirfd, ret, ret_n);
+}
+
+void mc_state_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+bool mc_journal_exists(const char *state_dir)
+{
+	struct mc_pending p;
+	bool found;
+
+	if (mc_journal_pending(state_dir, &p) < 0)
+		return true;   /* cannot tell: do not claim there is none */
+	found = p.kind != MC_PENDING_NONE;
+	mc_pending_free(&p);
+	return found;
+}
+
+/* How pressing a pending journal is: the one status shows. */
+static int rank(enum mc_pending_kind k)
+{
+	static const int r[] = { [MC_PENDING_NONE] = 0, [MC_PENDING_RUNNING] = 1,
+				 [MC_PENDING_INTERRUPTED] = 2, [MC_PENDING_FAILED] = 3,
+				 [MC_PENDING_UNREADABLE] = 4 };
+	return r[k];
+}
+
+/* What one journal file says (read without the lock: status only looks). */
+static void pending_one(int dirfd, const char *dir, const char *name, long holder,
+			struct mc_pending *p)
+{
+	struct mc_journal j;
+	char *buf = NULL, *why = NULL;
+	size_t len;
+	unsigned line = 0;
+	int fd, r;
+
+	p->reclaim = strcmp(name, JOURNAL) != 0;
+	r = open_file(dirfd, dir, name, O_RDONLY, &fd, &why);
+	if (r == 0) {
+		r = read_all(fd, &buf, &len);
+		close(fd);
+	}
+	if (r == 0)
+		r = mc_journal_parse(buf, len, &j, &line);
+	free(buf);
+	if (r < 0) {
+		p->kind = MC_PENDING_UNREADABLE;
+		p->text = why ? why : r == -EBADMSG ?
+			  mc_asprintf("'%s/%s' line %u is not a memctl journal line", dir, name, line) :
+			  mc_asprintf("cannot read '%s/%s': %s", dir, name, strerror(-r));
+		return;
+	}
+	p->pid = j.pid;
+	if (j.failure) {
+		p->kind = MC_PENDING_FAILED;
+		p->text = j.failure;
+		j.failure = NULL;
+	} else {
+		p->kind = holder && holder == j.pid ? MC_PENDING_RUNNING : MC_PENDING_INTERRUPTED;
+	}
+	mc_journal_free(&j);
+}
+
+int mc_journal_pending(const char *state_dir, struct mc_pending *ret)
+{
+	char **names = NULL, *why = NULL;
+	size_t n = 0;
+	long holder = 0;
+	int dirfd, lfd, r;
+
+	*ret = (struct mc_pending){ 0 };
+	r = open_dir(state_dir, false, &dirfd, &why);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		ret->kind = MC_PENDING_UNREADABLE;
+		ret->text = why ? why : mc_asprintf("cannot open '%s': %s", state_dir, strerror(-r));
+		return ret->text ? 0 : -ENOMEM;
+	}
+	if (open_file(dirfd, state_dir, LOCKFILE, O_RDONLY, &lfd, &why) == 0) {
+		holder = flock_holder(lfd);
+		close(lfd);
+	}
+	free(why);
+	r = list_journals(dirfd, &names, &n);
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		struct mc_pending p = { 0 };
+
+		pending_one(dirfd, state_dir, names[i], holder, &p);
+		if (rank(p.kind) > rank(ret->kind)) {
+			mc_pending_free(ret);
+			*ret = p;
+		} else {
+			mc_pending_free(&p);
+		}
+	}
+	mc_state_names_free(names, n);
+	close(dirfd);
+	return r;
+}
+
+void mc_pending_free(struct mc_pending *p)
+{
+	free(p->text);
+	p->text = NULL;
+}

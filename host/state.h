@@ -1,0 +1,105 @@
+#ifndef MEMCTL_STATE_H
+#define MEMCTL_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "host.h"
+#include "journal.h"
+
+/*
+ * The state directory (default /run/memctl): its lock and its journals.
+ *
+ * memctl runs as root and acts on what it reads back from here, so nothing
+ * in it is trusted on sight. The directory must be a real directory (not a
+ * symlink), and it and every entry in it owned by root or the invoking user
+ * and writable by nobody else; every file must be a regular file with one
+ * link. Files are opened with O_NOFOLLOW|O_NONBLOCK and checked with fstat
+ * before use, so a symlink, a hard link to another file, or a FIFO (which
+ * would block a reader forever) is refused instead of followed. A refusal
+ * is -EPERM with the reason in text.
+ *
+ * The lock is a flock on STATE_DIR/lock: the kernel drops it when its holder
+ * dies, so a killed memctl's lock is taken over without guessing. Nothing is
+ * written into the lock file (the holder's PID comes from /proc/locks), so
+ * taking it needs no space: rollback works on a full file system.
+ */
+
+struct mc_lock;
+
+struct mc_lock_info {
+	long holder;      /* PID holding a busy lock, 0 when not known */
+	char *why;        /* allocated: why the state directory was refused, or NULL */
+};
+
+/*
+ * Takes the lock in state_dir (created 0700 if missing). wait: block until
+ * it is free; otherwise -EWOULDBLOCK. Returns 0, -EWOULDBLOCK, -EPERM when
+ * the directory is refused (info->why says why), or the -errno of creating
+ * or opening it. info is filled in every case; free it with
+ * mc_lock_info_free.
+ */
+int mc_lock_take(const char *state_dir, bool wait, struct mc_lock **ret, struct mc_lock_info *info);
+void mc_lock_release(struct mc_lock *l);
+void mc_lock_info_free(struct mc_lock_info *info);
+
+/*
+ * Takes, in addition, the host-wide lock on the subtree at parent (an
+ * absolute cgroup path): flock LOCK_EX on the parent's own directory in
+ * cgroupfs and LOCK_SH on each of its ancestors. Two memctl processes whose
+ * subtrees overlap (one parent at or below the other) therefore exclude each
+ * other whatever state directories they use, and disjoint subtrees do not
+ * wait for each other. timeout_ms bounds the wait (0: do not wait,
+ * -EWOULDBLOCK); *ret_holder gets the PID of a holder that made us wait or
+ * fail (0 if unknown). Released with the lock. A parent that does not exist
+ * is locked at its nearest existing ancestor.
+ */
+int mc_lock_subtree(struct mc_lock *l, struct mc_host *h, const char *parent, long timeout_ms,
+		    long *ret_holder);
+
+/*
+ * The journal files of the locked state dir ("journal", "reclaim.N"), each
+ * checked as above. write: to NAME.tmp (created anew, O_EXCL), fsynced,
+ * renamed over NAME, the directory fsynced. read: parses it (see
+ * mc_journal_parse; -EBADMSG with the line). list: the names present, sorted.
+ * All return 0 or -errno; -EPERM for a refused file, with the reason in
+ * mc_lock_why().
+ */
+int mc_state_journal_write(struct mc_lock *l, const char *name, const struct mc_journal *j);
+int mc_state_journal_read(struct mc_lock *l, const char *name, struct mc_journal *ret,
+			  unsigned *ret_line);
+int mc_state_journal_remove(struct mc_lock *l, const char *name);
+int mc_state_journals(struct mc_lock *l, char ***ret, size_t *ret_n);
+void mc_state_names_free(char **names, size_t n);
+
+/* Why the last operation on l refused a file, or NULL. */
+const char *mc_lock_why(const struct mc_lock *l);
+
+/* What a pending journal says, for memctl status. */
+enum mc_pending_kind {
+	MC_PENDING_NONE = 0,
+	MC_PENDING_RUNNING,      /* its memctl still holds the lock */
+	MC_PENDING_INTERRUPTED,  /* killed or crashed while applying */
+	MC_PENDING_FAILED,       /* the apply failed and could not undo it all */
+	MC_PENDING_UNREADABLE,   /* refused or damaged: text says why */
+};
+
+struct mc_pending {
+	enum mc_pending_kind kind;
+	bool reclaim;            /* a v1 reclaim's journal, not an apply's */
+	long pid;
+	char *text;              /* FAILED: what could not be undone; UNREADABLE: why */
+};
+
+/*
+ * Looks at state_dir without taking its lock or writing anything: the most
+ * pressing journal there (failed over interrupted over running). Returns 0
+ * (kind NONE when there is none, or no state dir at all) or -ENOMEM.
+ */
+int mc_journal_pending(const char *state_dir, struct mc_pending *ret);
+void mc_pending_free(struct mc_pending *p);
+
+/* True when state_dir holds a journal (of any kind, also one that is refused). */
+bool mc_journal_exists(const char *state_dir);
+
+#endif
