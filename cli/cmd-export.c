@@ -29,16 +29,14 @@ static int export_engine(struct mc_ctx *ctx, struct mc_export *e, const struct m
 	int r, rc = 0;
 
 	r = mc_pipeline_run(ctx->host, p, &o, &pl);
-	if (pl.have_snap)
-		mc_print_snapshot_notes(&pl.snap);
-	if (r < 0 && pl.failed == MC_STAGE_RESOLVE) {
-		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
-		       p->parent_pos.col, p->parent, mc_strerror(r));
-		rc = MC_EXIT_INVALID;
-	} else if (r < 0 && pl.failed == MC_STAGE_SNAPSHOT) {
-		mc_err("cannot read the profile's parent '%s': %s", pl.parent, mc_strerror(r));
-		rc = r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
+	if (r < 0 && pl.failed < MC_STAGE_DECIDE) {
+		rc = mc_report_pipeline(p, &pl, r);
+		/* a profile whose parent is not there is the profile's problem */
+		if (pl.failed == MC_STAGE_SNAPSHOT && r == -ENOENT)
+			rc = MC_EXIT_INVALID;
 	} else {
+		if (pl.have_snap)
+			mc_print_snapshot_notes(&pl.snap);
 		/* policy problems do not stop the export: they are warnings, as in run */
 		mc_print_diags(&pl.decide_diags);
 		if (r == 0)

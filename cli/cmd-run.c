@@ -27,6 +27,7 @@
 #include "cmd.h"
 #include "escape.h"
 #include "export.h"
+#include "run-state.h"
 #include "file.h"
 #include "units.h"
 
@@ -43,6 +44,7 @@ struct run {
 	long steady_faults;    /* minor faults after the warm-up intervals */
 	unsigned peak;         /* most reclaims in flight at once, this interval */
 	struct mc_export *export;  /* --export FILE, or NULL */
+	struct run_state state;    /* published every interval for top and export */
 };
 
 /*
@@ -55,21 +57,16 @@ static void run_log(const struct run *r, int prio, const char *fmt, ...)
 static void run_log(const struct run *r, int prio, const char *fmt, ...)
 {
 	struct mc_buf b = { 0 };
-	char *line = NULL;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&line, fmt, ap);
+	mc_esc_controls_fmt(&b, fmt, ap);
 	va_end(ap);
-	if (n >= 0)
-		mc_esc_controls(&b, line);
-	free(line);
 	if (r->journal)
 		fprintf(stderr, "<%d>", prio);
 	else
 		fputs("memctl run: ", stderr);
-	fprintf(stderr, "%s\n", n < 0 || mc_buf_error(&b) < 0 ? "out of memory" : mc_buf_str(&b));
+	fprintf(stderr, "%s\n", mc_buf_error(&b) < 0 ? "out of memory" : mc_buf_str(&b));
 	mc_buf_release(&b);
 }
 
@@ -115,6 +112,7 @@ static void on_error(void *arg, const char *msg)
 {
 	struct run *r = arg;
 
+	run_state_error(&r->state, msg);
 	if (list_add_new(&r->errors, &r->n_errors, msg))
 		run_log(r, 3, "%s", msg);
 	else
@@ -142,6 +140,7 @@ static void on_notes(void *arg, const struct mc_decisions *dec, const struct mc_
 
 	if (r->export && mc_export_take_decisions(r->export, dec) < 0)
 		mc_err("export: out of memory: this interval's decisions are left out");
+	run_state_decisions(&r->state, dec);
 	for (size_t i = 0; i < dec->n_notes; i++)
 		if (first_time(r, dec->notes[i]))
 			run_log(r, 5, "note: %s", dec->notes[i]);
@@ -188,6 +187,7 @@ static void on_step(void *arg, const struct mc_step *s)
 	size_t len = 0;
 	FILE *f;
 
+	run_state_step(&r->state, s);
 	if (s->kind == MC_STEP_RECLAIM)
 		return;	/* logged with its outcome */
 	if (s->kind == MC_STEP_NOTE && !first_time(r, s->reason))
@@ -219,6 +219,7 @@ static void on_reclaim(void *arg, const struct mc_step *s, int err, uint64_t got
 	char a[MC_UNITS_MARK_LEN], v[256];
 
 	r->reclaims++;
+	run_state_reclaim(&r->state, s, err, got);
 	if (err < 0)
 		run_log(r, 4, "%s: reclaim %s: %s (got %s): %s", s->group, line_reclaim(s, u, v, sizeof(v)),
 			mc_strerror(err), line_size(got, u, a), s->reason);
@@ -229,8 +230,11 @@ static void on_reclaim(void *arg, const struct mc_step *s, int err, uint64_t got
 
 static void on_dry_step(void *arg, const struct mc_step *s)
 {
+	struct run *r = arg;
 	char v[256];
 
+	if (s->kind == MC_STEP_RECLAIM)
+		run_state_step(&r->state, s);
 	if (s->kind == MC_STEP_RECLAIM)
 		run_log(arg, 6, "%s: would reclaim %s: %s", s->group,
 			line_reclaim(s, s->reason ? mc_units_of_line(s->reason) : -1, v, sizeof(v)),
@@ -277,6 +281,24 @@ static void export_interval(struct run *r, const struct mc_profile *p,
 		e = mc_file_replace(r->ctx->export_file, buf, len, MC_EXPORT_FILE_MODE);
 	if (e < 0)
 		mc_err("cannot export to '%s': %s", r->ctx->export_file, mc_strerror(e));
+}
+
+/*
+ * Publishes this interval's state in the state directory (host/runstate.h),
+ * for memctl top and export. A failure is logged once; the loop goes on.
+ */
+static void publish_interval(struct run *r, const struct mc_profile *p,
+			     const struct mc_policy *pol, int rc)
+{
+	int e = run_state_end(&r->state, r->ctx, p, pol, rc);
+	char *msg;
+
+	if (e == 0 || asprintf(&msg, "cannot publish the state in '%s': %s; memctl top shows "
+			       "simulated decisions", r->ctx->state_dir, mc_strerror(e)) < 0)
+		return;
+	if (first_time(r, msg))
+		run_log(r, 4, "%s", msg);
+	free(msg);
 }
 
 static void deadline_add(struct timespec *t, uint64_t ms)
@@ -465,6 +487,13 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		mc_profile_free(&p);
 		return MC_EXIT_HOST;
 	}
+	if (run_state_init(&run.state, path, &p, req.dry_run) < 0) {
+		mc_err("out of memory");
+		mc_export_free(run.export);
+		mc_policy_free(req.pol);
+		mc_profile_free(&p);
+		return MC_EXIT_HOST;
+	}
 #if defined(__SANITIZE_ADDRESS__)
 	/* The sanitizer's shadow memory cannot be locked: test builds skip it. */
 	mlock = false;
@@ -499,6 +528,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		run.peak = 0;
 		if (run.export)
 			mc_export_clear_decisions(run.export);
+		run_state_begin(&run.state, ctx, &p);
 		rc = mc_run_plan(ctx, &p, &req);
 		if (run.export)
 			export_interval(&run, &p, &req);
@@ -508,6 +538,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 			run_log(&run, 6, "%u reclaim%s, at most %u in flight (reclaim.concurrency %u)",
 				run.reclaims, run.reclaims == 1 ? "" : "s", run.peak, p.concurrency);
 		interval_done(&run, rc);
+		publish_interval(&run, &p, req.pol, rc);
 		if (once)
 			break;
 		deadline_next(&next, p.interval_ms);
@@ -523,6 +554,8 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		}
 	}
 	mc_err_sink = (struct mc_err_sink){ 0 };
+	run_state_unpublish(&run.state, ctx);
+	run_state_free(&run.state);
 	list_clear(&run.seen, &run.n_seen);
 	list_clear(&run.errors, &run.n_errors);
 	mc_export_free(run.export);

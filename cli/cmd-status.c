@@ -33,13 +33,19 @@ struct feature {
 	const char *absent_means;
 };
 
-static void features(const struct mc_host_status *st, struct feature ret[3])
+#define N_FEATURES 4
+
+static void features(const struct mc_host_status *st, struct feature ret[N_FEATURES])
 {
 	ret[0] = (struct feature){ "pressure", st->psi,
-				   "no PSI: pressure-triggered reclaim is not possible" };
-	ret[1] = (struct feature){ "numa_stat", st->numa_stat,
+				   st->memory_version == MC_CGV1
+				   ? "cgroup v1 has no per-group memory.pressure: pressure-triggered reclaim is not possible"
+				   : "no memory.pressure: pressure-triggered reclaim is not possible" };
+	ret[1] = (struct feature){ "host_pressure", st->host_psi,
+				   "no /proc/pressure/memory (kernel without PSI, or psi=0): top shows no host pressure" };
+	ret[2] = (struct feature){ "numa_stat", st->numa_stat,
 				   "no per-node statistics: NUMA weights cannot be computed" };
-	ret[2] = (struct feature){ "reclaim", st->reclaim,
+	ret[3] = (struct feature){ "reclaim", st->reclaim,
 				   "no memory.reclaim: reclaim is done by lowering the limit and restoring it" };
 }
 
@@ -179,7 +185,7 @@ static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, boo
 			const char *parent, const struct mc_sd_check *sd)
 {
 	FILE *f = ctx->out_f;
-	struct feature fe[3];
+	struct feature fe[N_FEATURES];
 
 	fprintf(f, "{\"layout\":\"%s\",\"memory_version\":%d,\"memory_mount\":",
 		layout_name(st->layout), st->memory_version);
@@ -223,7 +229,7 @@ static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, boo
 	}
 	fputs("},\"features\":{", f);
 	features(st, fe);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < N_FEATURES; i++)
 		fprintf(f, "%s\"%s\":%s", i ? "," : "", fe[i].name, fe[i].present ? "true" : "false");
 	fprintf(f, "},\"cpus_online\":%d,\"numa_nodes\":%d,\"journal_pending\":%s}\n",
 		st->cpus_online, st->numa_nodes, journal ? "true" : "false");
@@ -262,7 +268,7 @@ static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
 	struct mc_pending pend;
 	bool journal;
 	FILE *f = ctx->out_f;
-	struct feature fe[3];
+	struct feature fe[N_FEATURES];
 	struct mc_sd_check sd;
 	char *parent;
 	int rc;
@@ -318,7 +324,7 @@ static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
 	}
 	fputs("features\n", f);
 	features(st, fe);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < N_FEATURES; i++) {
 		if (fe[i].present)
 			fprintf(f, "  %-*s yes\n", MC_NAME_COL, fe[i].name);
 		else

@@ -202,6 +202,11 @@ static int cmd_top_exec(struct mc_ctx *ctx, int argc, char **argv)
 		free(cols);
 		return MC_EXIT_HOST;
 	}
+	if (top_daemons_init(&m.daemons, ctx->state_dir) < 0) {
+		mc_err("out of memory");
+		rc = MC_EXIT_HOST;
+		goto out;
+	}
 	/* the screen shows the biggest first, like top; batch keeps tree order */
 	if (ctx->sort || !ctx->batch) {
 		const char *sort = ctx->sort ? ctx->sort : "usage";

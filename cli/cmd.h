@@ -116,7 +116,12 @@ const struct mc_cmd *mc_cmd_find(const char *prog, const char *name);
  */
 int mc_main(struct mc_ctx *base, int argc, char **argv);
 
-/* --- common.c: helpers shared by commands (they print; the program may) --- */
+/*
+ * --- Helpers shared by commands (they print; the program may), by concern:
+ * messages.c (mc_err, mc_strerror, diagnostics and notes), input.c (input
+ * files, GROUP arguments), plan-run.c (planning against the host, locks,
+ * running a plan), output.c (plans and steps as text and JSON). ---
+ */
 
 /*
  * Where mc_err's messages go instead of stderr when fn is set (memctl run
@@ -186,6 +191,14 @@ int mc_policy_for_host(struct mc_ctx *ctx, struct mc_policy **ret);
  */
 int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req,
 		 struct mc_plan *ret_plan);
+
+struct mc_pipeline;
+/*
+ * Reports where the pipeline stopped (host/pipeline.h) when it failed
+ * before the plan, after the snapshot's notes: the exit code, or 0 when r
+ * says it got that far.
+ */
+int mc_report_pipeline(const struct mc_profile *p, const struct mc_pipeline *pl, int r);
 
 /*
  * Under the lock: plans, runs the writes as one transaction, then the

@@ -181,3 +181,24 @@ void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *t
 	mc_buf_release(&group);
 	mc_buf_release(&reason);
 }
+
+void mc_print_step(FILE *f, const char *prefix, const struct mc_step *s, bool reason)
+{
+	struct mc_step_text t;
+
+	if (mc_step_describe(s, &t) < 0) {
+		fprintf(f, "%s", prefix);
+		mc_text_str(f, s->group);
+		fputs(": (out of memory)\n", f);
+		return;
+	}
+	/* the step's text quotes the group (and a note's reason): escaped as a whole */
+	fputs(prefix, f);
+	mc_text_str(f, t.done);
+	if (reason && s->kind != MC_STEP_NOTE) {
+		fputs(": ", f);
+		mc_text_str(f, s->reason);
+	}
+	fputc('\n', f);
+	mc_step_text_free(&t);
+}

@@ -52,6 +52,7 @@ struct pnode {
 	uint64_t final[K];
 	char *why[K];                     /* reason per knob that changes */
 	const char *policy_why[K];        /* set by a policy decision: its reason */
+	const char *policy_name[K];       /* and the policy's name */
 };
 
 struct pstate {
@@ -339,6 +340,7 @@ static void apply_settings(struct build *b, size_t idx, uint64_t page)
 		nd->want[set->knob] = v;
 		nd->wanted[set->knob] = true;
 		nd->policy_why[set->knob] = set->reason;
+		nd->policy_name[set->knob] = set->policy;
 	}
 }
 
@@ -616,6 +618,7 @@ static int emit_write(struct build *b, const struct pending *w)
 		.old_valid = nd->exists,
 		.new_raw = nd->final[w->knob],
 		.want = nd->wanted[w->knob] ? nd->want[w->knob] : nd->final[w->knob],
+		.policy = nd->policy_name[w->knob] ? nd->policy_name[w->knob] : "profile",
 	};
 
 	step.group = strdup(nd->path);
@@ -704,6 +707,7 @@ static int add_reclaims(struct build *b)
 			.kind = MC_STEP_RECLAIM,
 			.bytes = rc->bytes,
 			.n_nodes = rc->node_bytes ? rc->n_nodes : 0,
+			.policy = rc->policy ? rc->policy : "policy",
 		};
 
 		step.group = strdup(rc->group);

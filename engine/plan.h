@@ -41,6 +41,9 @@ struct mc_step {
 	uint64_t bytes;       /* RECLAIM: how much */
 	uint64_t *node_bytes; /* RECLAIM: per NUMA node, or NULL */
 	size_t n_nodes;
+	/* WRITE, RECLAIM: the policy that decided it (static MC_POLICY_* name), or
+	 * "profile" for the profile's own values */
+	const char *policy;
 	char *reason;
 };
 

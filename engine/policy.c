@@ -380,10 +380,10 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 }
 
 /* Takes ownership of reason (NULL: out of memory). */
-static int push_setting(struct build *b, const char *group, enum mc_knob k, uint64_t v,
-			char *reason)
+static int push_setting(struct build *b, const char *group, const char *policy, enum mc_knob k,
+			uint64_t v, char *reason)
 {
-	struct mc_setting st = { .knob = k, .value = v };
+	struct mc_setting st = { .knob = k, .value = v, .policy = policy };
 	const struct mc_group_snap *g = mc_snapshot_find(b->s, group);
 	uint64_t shown[2] = { v, g && g->raw_valid[k] ? g->raw[k] : 0 };
 
@@ -404,7 +404,8 @@ static int push_reclaim(struct build *b, const char *group, uint64_t bytes, uint
 			size_t n_nodes, char *reason)
 {
 	struct mc_reclaim rc = { .bytes = bytes, .node_bytes = node_bytes,
-				 .n_nodes = node_bytes ? n_nodes : 0 };
+				 .n_nodes = node_bytes ? n_nodes : 0,
+				 .policy = MC_POLICY_SOFT_LIMIT };
 
 	reason = mc_units_resolve(reason, &bytes, 1, NULL);
 	rc.reason = reason;
@@ -945,6 +946,7 @@ static int node_low(struct build *b, struct node *nd)
 		       : g->raw_valid[MC_KNOB_MIN] ? g->raw[MC_KNOB_MIN] : 0;
 	uint64_t top = min64(nd->high, nd->max), v = 0;
 	bool clamped = false;
+	const char *policy = MC_POLICY_ACTIVE_SET;
 	char *why = NULL;
 
 	if (b->caps->ver != MC_CGV2 || !b->caps->file[MC_KNOB_LOW])
@@ -962,6 +964,7 @@ static int node_low(struct build *b, struct node *nd)
 		if (!why || sv > v) {
 			free(why);
 			v = sv;
+			policy = MC_POLICY_SOFT_LIMIT;
 			why = mc_asprintf("protects up to its soft limit %s at usage %s (stock v2 has no memory.soft_limit)",
 					S(nd->want[MC_KNOB_SOFT]).s, S(nd->usage).s);
 			if (!why)
@@ -1011,7 +1014,7 @@ static int node_low(struct build *b, struct node *nd)
 		}
 	}
 	why = xcat(why, ": %s %s", b->caps->file[MC_KNOB_LOW], S(v).s);
-	return push_setting(b, nd->path, MC_KNOB_LOW, v, why);
+	return push_setting(b, nd->path, policy, MC_KNOB_LOW, v, why);
 }
 
 /* Sets (or lowers) the v1 cap of node j. Takes why. */
@@ -1398,7 +1401,7 @@ static int switch_walk(struct build *b, const struct mc_group_spec *g, const cha
 		on |= kid;
 	}
 	if (r == 0 && g->knob[MC_KNOB_PROTECT_ACTIVE].kind == MC_SIZE_UNSET)
-		r = push_setting(b, path, MC_KNOB_PROTECT_ACTIVE, on,
+		r = push_setting(b, path, MC_POLICY_ACTIVE_SET, MC_KNOB_PROTECT_ACTIVE, on,
 				 strdup(on ? (g->protect == MC_PROTECT_ACTIVE ?
 					      "protect: active: its own reclaim takes inactive pages first" :
 					      "protect: active below: reclaim rooted here takes inactive pages first")
@@ -1464,7 +1467,8 @@ static int decide(struct build *b)
 		struct node *nd = &b->n[i];
 
 		if (nd->high_set) {
-			r = push_setting(b, nd->path, MC_KNOB_HIGH, nd->high, nd->high_why);
+			r = push_setting(b, nd->path, MC_POLICY_THP_HIGH, MC_KNOB_HIGH, nd->high,
+					 nd->high_why);
 			nd->high_why = NULL;
 			if (r < 0)
 				return r;
@@ -1472,7 +1476,8 @@ static int decide(struct build *b)
 		if ((r = node_low(b, nd)) < 0)
 			return r;
 		if (nd->cap_set) {
-			r = push_setting(b, nd->path, MC_KNOB_MAX, nd->cap, nd->cap_why);
+			r = push_setting(b, nd->path, MC_POLICY_ACTIVE_SET, MC_KNOB_MAX, nd->cap,
+					 nd->cap_why);
 			nd->cap_why = NULL;
 			if (r < 0)
 				return r;

@@ -26,6 +26,13 @@
 
 #define MC_THP_SIZE (2ULL * 1024 * 1024)
 
+/* Names of the five policies, as memctl status, top and export show them. */
+#define MC_POLICY_SOFT_LIMIT "soft-limit"
+#define MC_POLICY_ACTIVE_SET "active-set"
+#define MC_POLICY_THP_HIGH "thp-high"
+#define MC_POLICY_NUMA "numa"
+#define MC_POLICY_CONCURRENCY "concurrency"
+
 struct mc_policy_config {
 	/* A group needs memory back when usage > limit - headroom. 0: default
 	 * (the larger of 2% of the limit and 8 MiB). */
@@ -53,6 +60,7 @@ struct mc_setting {
 	char *group;            /* relative to the profile's parent */
 	enum mc_knob knob;
 	uint64_t value;         /* abstract bytes, MC_SIZE_MAX = no limit */
+	const char *policy;     /* which policy decided it (static): MC_POLICY_* */
 	char *reason;
 };
 
@@ -61,6 +69,7 @@ struct mc_reclaim {
 	uint64_t bytes;         /* total; a multiple of MC_THP_SIZE for THP groups */
 	uint64_t *node_bytes;   /* per NUMA node, summing to bytes; NULL = no split */
 	size_t n_nodes;
+	const char *policy;     /* which policy decided it (static): MC_POLICY_* */
 	char *reason;
 };
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "host-internal.h"
+#include "proc-read.h"
 
 /*
  * Discovery: what kind of host this is, found out rather than assumed.
@@ -681,6 +682,12 @@ int mc_host_open(const struct mc_host_opts *o, struct mc_host **ret)
 	r = detect_knobs(h);
 	if (r < 0)
 		goto fail;
+	{
+		/* host-wide PSI exists on v1 hosts too: not the same as memory.pressure */
+		struct mc_psi psi;
+
+		h->st.host_psi = mc_host_pressure(NULL, &psi) == 0;
+	}
 	pg = sysconf(_SC_PAGESIZE);
 	h->caps.page_size = pg > 0 ? (uint64_t)pg : 4096;
 	r = read_mem_total(&h->caps.mem_total, &h->st.swap_total);

@@ -417,7 +417,7 @@ out:
 
 /* ---- writing ---- */
 
-static int write_all(int fd, const char *buf, size_t len)
+int mc_file_write_all(int fd, const char *buf, size_t len)
 {
 	while (len > 0) {
 		ssize_t n = write(fd, buf, len);
@@ -526,7 +526,7 @@ int mc_file_replace(const char *path, const char *buf, size_t len, mode_t mode)
 	/* the umask must not decide: node_exporter (another user) reads export files */
 	r = fchmod(fd, mode) < 0 ? -errno : 0;
 	if (r == 0)
-		r = write_all(fd, buf, len);
+		r = mc_file_write_all(fd, buf, len);
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)

@@ -69,6 +69,9 @@ int mc_file_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len);
  */
 int mc_file_trust(const char *path, int fd, uid_t uid, char **ret_why);
 
+/* Writes all of buf to fd (retrying short writes and EINTR). 0 or -errno. */
+int mc_file_write_all(int fd, const char *buf, size_t len);
+
 /*
  * Replaces the file at path with len bytes of buf, created with mode:
  * written to a temporary file ".NAME.XXXXXX" made with O_EXCL in the same

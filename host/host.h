@@ -52,7 +52,8 @@ struct mc_host_status {
 	size_t n_mounts;
 	char *self_path;              /* the memory cgroup memctl runs in; NULL when it lies
 	                                 outside the mounted part of the hierarchy */
-	bool psi;                     /* memory.pressure available */
+	bool psi;                     /* memory.pressure available (per group) */
+	bool host_psi;                /* /proc/pressure/memory readable (host-wide; v1 too) */
 	bool numa_stat;
 	bool reclaim;                 /* memory.reclaim (v2) */
 	bool patched;                 /* memctl kernel patch detected */

@@ -61,7 +61,12 @@ struct screen {
 	size_t input_len;
 	char *search;
 	long refreshes;
+	char *reason;         /* the selected group's decisions in full, this frame */
+	int reason_h;         /* lines the reason pane takes */
 };
+
+/* The reason pane shows at most this many lines; the detail pane (i) shows all. */
+#define REASON_MAX_LINES 5
 
 static volatile sig_atomic_t stop_signal;
 static bool curses_on;
@@ -160,12 +165,123 @@ static void reorder(struct screen *s)
 
 /* --- drawing --- */
 
+/*
+ * Splits text into lines of at most width columns, at blanks where it can
+ * (a word longer than a line is cut into pieces, never dropped), and at
+ * newlines. Fills starts/lens up to max lines; returns how many lines the
+ * whole text needs (which may be more than max).
+ */
+static size_t wrap_text(const char *text, int width, const char **starts, int *lens, size_t max)
+{
+	size_t n = 0;
+	const char *p = text;
+
+	if (width < 1)
+		width = 1;
+	while (*p) {
+		const char *end = p, *brk = NULL;
+
+		while (*end && *end != '\n' && end - p < width) {
+			if (*end == ' ')
+				brk = end;
+			end++;
+		}
+		if (*end && *end != '\n' && *end != ' ' && brk && brk > p)
+			end = brk;   /* break at the last blank instead of inside a word */
+		if (n < max) {
+			starts[n] = p;
+			lens[n] = (int)(end - p);
+		}
+		n++;
+		p = end;
+		if (*p == '\n' || *p == ' ')
+			p++;
+	}
+	return n;
+}
+
+/*
+ * The selected group's decisions in full, one per line: every decision of
+ * the daemon managing it (what it did this interval, then what it holds),
+ * else top's simulated one. NULL when there is none.
+ */
+static char *reason_text(const struct screen *s)
+{
+	const struct top_row *r = sel_row((struct screen *)s);
+	const struct mc_runstate *d = r ? top_row_daemon(s->m, r) : NULL;
+	const struct mc_run_decision *dec;
+	char *text = NULL;
+	size_t len = 0, pos = 0;
+	bool first = true;
+	FILE *f;
+
+	if (!r || (!d && !r->decision_label))
+		return NULL;
+	if (!d)
+		return strdup(r->decision_label);
+	f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	while ((dec = mc_runstate_next(d, r->abs, &pos))) {
+		/* the state file is another process's: its text is escaped for the screen */
+		char *t = top_decision_text(dec), *e = t ? mc_esc_text_dup(t) : NULL;
+
+		if (e)
+			fprintf(f, "%s%s", first ? "" : "\n", e);
+		first = first && !e;
+		free(e);
+		free(t);
+	}
+	fclose(f);
+	if (text && !*text) {
+		free(text);
+		text = NULL;
+	}
+	return text;
+}
+
+/* Lines the reason pane needs for s->reason at this width (at most REASON_MAX_LINES). */
+static int reason_height(const struct screen *s)
+{
+	const char *st[1];
+	int ln[1];
+	size_t n;
+
+	if (!s->reason || s->help || s->detail || LINES < 12)
+		return 0;
+	n = wrap_text(s->reason, COLS - 1, st, ln, 0);
+	return n > REASON_MAX_LINES ? REASON_MAX_LINES : (int)n;
+}
+
+/* The reason pane above the status line: the selected group's decisions, wrapped. */
+static void draw_reason(struct screen *s)
+{
+	const char *starts[REASON_MAX_LINES];
+	int lens[REASON_MAX_LINES], y0 = LINES - 1 - s->reason_h;
+	size_t n;
+
+	if (s->reason_h <= 0)
+		return;
+	n = wrap_text(s->reason, COLS - 1, starts, lens, REASON_MAX_LINES);
+	if (s->color)
+		attron(COLOR_PAIR(PAIR_DECISION));
+	for (int i = 0; i < s->reason_h; i++) {
+		mvhline(y0 + i, 0, ' ', COLS);
+		if (i == s->reason_h - 1 && n > (size_t)s->reason_h)
+			mvprintw(y0 + i, 0, "%.*s", COLS - 1, "... more in the detail pane (i)");
+		else
+			mvaddnstr(y0 + i, 0, starts[i], lens[i]);
+	}
+	if (s->color)
+		attroff(COLOR_PAIR(PAIR_DECISION));
+}
+
 static int rows_height(const struct screen *s)
 {
-	int h = LINES - 3;   /* title, header, status */
+	int h = LINES - 4 - s->reason_h;   /* title, host line, header, reasons, status */
 
 	if (s->detail)
-		h = LINES >= 20 ? (LINES - 3) / 2 : 0;
+		h = LINES >= 20 ? (LINES - 4) / 2 : 0;
 	return h > 0 ? h : 0;
 }
 
@@ -197,6 +313,43 @@ static void put_clipped(int y, int x, const char *t, int w, bool right)
 	mvprintw(y, x, right ? "%*s" : "%-*s", w, t);
 }
 
+/* Where the decisions come from: "run 1234: #42 0.4s ago, 1.2ms" (pid, interval, age, duration). */
+static void daemon_text(const struct screen *s, char *buf, size_t len)
+{
+	const struct top_daemons *d = &s->m->daemons;
+	struct timespec now;
+
+	if (d->n == 0) {
+		snprintf(buf, len, "%s%s%s", s->m->policy.pol ? "no memctl run: simulated"
+							   : "no memctl run",
+			 d->refused ? "; " : "", d->refused ? d->problem : "");
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(buf, len, "run %ld%s: #%lu %.1fs ago, %.1fms%s%s", d->v[0].pid,
+		 d->v[0].dry_run ? " (dry run)" : "", d->v[0].interval,
+		 (double)now.tv_sec + (double)now.tv_nsec / 1e9 - d->v[0].time,
+		 d->v[0].duration * 1000, d->n > 1 ? " (+ others)" : "",
+		 d->v[0].n_errors ? ", errors" : "");
+}
+
+/* The second line: host memory pressure (every host with PSI, v1 too), then the daemon. */
+static void draw_host_line(struct screen *s, int y)
+{
+	const struct top_model *m = s->m;
+	char line[512], dt[256];
+
+	daemon_text(s, dt, sizeof(dt));
+	if (m->host_psi_valid)
+		snprintf(line, sizeof(line), "PSI some %.2f %.2f %.2f full %.2f %.2f %.2f | %s",
+			 m->host_psi.some_avg10, m->host_psi.some_avg60, m->host_psi.some_avg300,
+			 m->host_psi.full_avg10, m->host_psi.full_avg60, m->host_psi.full_avg300, dt);
+	else
+		snprintf(line, sizeof(line), "PSI: none (no /proc/pressure/memory) | %s", dt);
+	mvhline(y, 0, ' ', COLS);
+	mvaddnstr(y, 0, line, COLS);
+}
+
 static void draw_title(struct screen *s)
 {
 	struct top_model *m = s->m;
@@ -214,6 +367,7 @@ static void draw_title(struct screen *s)
 	attroff(A_BOLD);
 	if (s->color)
 		attroff(COLOR_PAIR(PAIR_TITLE));
+	draw_host_line(s, 1);
 }
 
 /* Width of shown column k (the last text column takes the rest of the line). */
@@ -322,6 +476,60 @@ static void draw_table(struct screen *s, int y0, int h)
 	}
 }
 
+/* The detail pane's decisions: the daemon's, in full, with where they come from. */
+static void detail_decisions(struct screen *s, const struct top_row *r, FILE *f)
+{
+	const struct mc_runstate *d = top_row_daemon(s->m, r);
+	const struct mc_run_decision *dec;
+	size_t pos = 0;
+	char *prof;
+
+	if (!d) {
+		if (r->decision_label)
+			fprintf(f, "-- decision (no memctl run manages it)\n%s\n", r->decision_label);
+		return;
+	}
+	prof = mc_esc_text_dup(d->profile ? d->profile : "?");
+	fprintf(f, "-- decisions of memctl run %ld%s (%s), interval %lu\n", d->pid,
+		d->dry_run ? ", dry run" : "", prof ? prof : "?", d->interval);
+	free(prof);
+	while ((dec = mc_runstate_next(d, r->abs, &pos))) {
+		char *t = top_decision_text(dec), *e = t ? mc_esc_text_dup(t) : NULL;
+
+		fprintf(f, "%s\n", e ? e : "(out of memory)");
+		free(e);
+		free(t);
+	}
+	for (size_t i = 0; i < d->n_errors; i++) {
+		char *e = mc_esc_text_dup(d->errors[i]);
+
+		fprintf(f, "error: %s\n", e ? e : "(out of memory)");
+		free(e);
+	}
+}
+
+/* The processes in the group itself: PID, command, RSS and swap (like below's cgroup view). */
+static void detail_procs(struct screen *s, const struct top_row *r, FILE *f)
+{
+	struct mc_proc *v = NULL;
+	size_t n = 0;
+	int e = mc_host_group_procs(s->m->h, r->abs, &v, &n);
+	char a[24], b[24];
+
+	if (e < 0) {
+		fprintf(f, "-- processes: cannot read cgroup.procs: %s\n", strerror(-e));
+		return;
+	}
+	fprintf(f, "-- processes (%zu in the group itself)\n", n);
+	if (n)
+		fprintf(f, "%8s %-16s %10s %10s\n", "PID", "COMMAND", "RSS", "SWAP");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%8ld %-16s %10s %10s\n", v[i].pid, v[i].comm,
+			v[i].mem_valid ? mc_fmt_size(v[i].rss, a) : "-",
+			v[i].mem_valid ? mc_fmt_size(v[i].swap, b) : "-");
+	free(v);
+}
+
 /* Lines of the detail pane for row r, appended to a memstream. */
 static void detail_text(struct screen *s, const struct top_row *r, FILE *f)
 {
@@ -337,8 +545,8 @@ static void detail_text(struct screen *s, const struct top_row *r, FILE *f)
 				mc_fmt_size(mc_abstract_value(s->m->caps, k, g->raw), a));
 	fprintf(f, "usage=%s", g->usage_valid ? mc_fmt_size(g->usage, a) : "-");
 	fprintf(f, "  effective limit=%s\n", mc_fmt_size(r->eff_limit, a));
-	if (r->decision_label)
-		fprintf(f, "decision: %s\n", r->decision_label);
+	detail_decisions(s, r, f);
+	detail_procs(s, r, f);
 	fputs("-- memory.stat\n", f);
 	for (size_t i = 0; i < g->stat.n; i++)
 		fprintf(f, "%-24s %14llu\n", g->stat.v[i].key, (unsigned long long)g->stat.v[i].val);
@@ -497,6 +705,10 @@ static int draw(struct screen *s)
 		refresh();
 		return 0;
 	}
+	free(s->reason);
+	s->reason = reason_text(s);
+	s->reason_h = reason_height(s);
+	h = rows_height(s);
 	if (s->sel < s->top)
 		s->top = s->sel;
 	if (h > 0 && s->sel >= s->top + (size_t)h)
@@ -511,9 +723,10 @@ static int draw(struct screen *s)
 		draw_help(s);
 	} else {
 		draw_title(s);
-		draw_table(s, 1, h);
+		draw_table(s, 2, h);
 		if (s->detail)
-			draw_detail(s, 1 + h + 1, LINES - 1 - (h + 2));
+			draw_detail(s, 2 + h + 1, LINES - 1 - (h + 3));
+		draw_reason(s);
 	}
 	draw_status(s);
 	refresh();
@@ -889,6 +1102,7 @@ int top_screen_run(struct top_model *m, const struct top_screen_opts *o)
 	restore_terminal();
 	restore_signals(&old);
 	free(s.sel_path);
+	free(s.reason);
 	free(s.status);
 	free(s.search);
 	return r < 0 ? r : 0;

@@ -4,6 +4,7 @@
  * character" cannot differ between the formats.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "escape.h"
@@ -105,6 +106,24 @@ void mc_esc_text(struct mc_buf *b, const char *s)
 void mc_esc_controls(struct mc_buf *b, const char *s)
 {
 	esc_text(b, s, false);
+}
+
+void mc_esc_controls_fmt(struct mc_buf *b, const char *fmt, va_list ap)
+{
+	struct mc_buf raw = { 0 };
+	va_list copy;
+	int n;
+
+	va_copy(copy, ap);
+	n = vsnprintf(NULL, 0, fmt, copy);
+	va_end(copy);
+	if (n < 0 || mc_array_reserve(&raw.p, &raw.cap, (size_t)n + 1, 1) < 0) {
+		b->oom = true;
+		return;
+	}
+	vsnprintf(raw.p, raw.cap, fmt, ap);
+	mc_esc_controls(b, raw.p);
+	mc_buf_release(&raw);
 }
 
 bool mc_esc_text_needed(const char *s)

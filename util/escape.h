@@ -1,6 +1,7 @@
 #ifndef MEMCTL_ESCAPE_H
 #define MEMCTL_ESCAPE_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 
 #include "buf.h"
@@ -34,6 +35,10 @@ void mc_esc_text(struct mc_buf *b, const char *s);
  * last moment (mc_err), where parts may be escaped already.
  */
 void mc_esc_controls(struct mc_buf *b, const char *s);
+
+/* Formats a message and appends it through mc_esc_controls (for loggers). */
+void mc_esc_controls_fmt(struct mc_buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 /* True when mc_esc_text would change s (so the caller can skip a copy). */
 bool mc_esc_text_needed(const char *s);

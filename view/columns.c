@@ -98,9 +98,18 @@ static void get_thp_fallback(const struct top_model *m, const struct top_row *r,
 static void get_wset(const struct top_model *m, const struct top_row *r, struct top_val *ret)
 {
 	const struct top_policy *p = &m->policy;
+	const struct mc_runstate *d = top_row_daemon(m, r);
 	size_t pl;
 
 	ret->valid = false;
+	if (d) {
+		/* the running daemon's estimate, not top's own */
+		const struct mc_run_group *g = mc_runstate_group(d, r->abs);
+
+		ret->valid = g && g->ws_valid;
+		ret->u = ret->valid ? g->ws : 0;
+		return;
+	}
 	if (!p->pol)
 		return;
 	pl = strlen(p->parent);
@@ -173,6 +182,12 @@ static void get_maxev(const struct top_model *m, const struct top_row *r, struct
 static void get_highev(const struct top_model *m, const struct top_row *r, struct top_val *ret)
 {
 	event(r, "high", ret);
+}
+
+static void get_tasks(const struct top_model *m, const struct top_row *r, struct top_val *ret)
+{
+	ret->valid = r->tasks_valid;
+	ret->u = r->tasks;
 }
 
 static const char *text_name(const struct top_model *m, const struct top_row *r, char *buf,
@@ -269,7 +284,7 @@ const struct top_col top_cols[] = {
 	SIZE_COL("file", "FILE", MC_READ_STAT, "page cache (v1: cache)", get_file),
 	SIZE_COL("active", "ACTIV", MC_READ_STAT, "active anon + file", get_active),
 	SIZE_COL("inactive", "INACT", MC_READ_STAT, "inactive anon + file", get_inactive),
-	SIZE_COL("wset", "WSET", 0, "the engine's working-set estimate (with --profile)",
+	SIZE_COL("wset", "WSET", 0, "the working-set estimate of the memctl run managing the group (else with --profile: top's own)",
 		 get_wset),
 	NUM_COL("refault_rate", "RFLT/s", 7, TOP_RATE, MC_READ_STAT,
 		"workingset refaults per second (pages)", get_refault),
@@ -295,8 +310,10 @@ const struct top_col top_cols[] = {
 		"times usage hit max (v1: failcnt)", get_maxev),
 	NUM_COL("max_rate", "MAX/s", 6, TOP_RATE, MC_READ_EVENTS,
 		"limit hits per second", get_max_rate),
+	NUM_COL("tasks", "TASKS", 5, TOP_COUNT, TOP_READ_TASKS,
+		"processes in the group itself (cgroup.procs; not its children's)", get_tasks),
 	{ .name = "decision", .title = "DECISION", .width = 40, .kind = TOP_TEXT, .parts = 0,
-	  .help = "the engine's last decision and its reason (with --profile)",
+	  .help = "the last decision of the memctl run managing the group, with its reason (else with --profile: top's own, marked simulated)",
 	  .text = text_decision, .raw = raw_decision, .cmp = cmp_text },
 };
 const size_t top_n_cols = sizeof(top_cols) / sizeof(top_cols[0]);

@@ -80,6 +80,7 @@ void top_model_release(struct top_model *m)
 	free(p->dec_text);
 	free(p->parent);
 	free(p->error);
+	top_daemons_release(&m->daemons);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -169,6 +170,8 @@ static int rebuild_rows(struct top_model *m)
 		r->up = e->up;
 		r->entry = i;
 		r->gone = false;
+		if (!old)
+			r->daemon = TOP_DAEMON_UNKNOWN;
 		r->has_children = false;
 		if (e->up != (size_t)-1)
 			rows[e->up].has_children = true;
@@ -209,8 +212,13 @@ static int row_read(struct top_model *m, size_t i, unsigned parts)
 
 	if (!want || r->gone)
 		return 0;
-	ret = mc_subtree_read(m->rd, r->entry, want, &r->g, NULL);
-	m->reads += (unsigned)__builtin_popcount(want);
+	if (want & TOP_READ_TASKS) {
+		r->tasks_valid = mc_host_group_nprocs(m->h, r->abs, &r->tasks) == 0;
+		m->reads++;
+	}
+	ret = want & ~TOP_READ_TASKS ? mc_subtree_read(m->rd, r->entry, want & ~TOP_READ_TASKS,
+						       &r->g, NULL) : 0;
+	m->reads += (unsigned)__builtin_popcount(want & ~TOP_READ_TASKS);
 	if (ret == -ENODEV) {
 		r->gone = true;
 		m->rescan = true;
@@ -267,7 +275,7 @@ int top_model_fill(struct top_model *m, size_t first, size_t count, size_t extra
 				ret = row_read(m, u, MC_READ_KNOBS);
 	}
 	if (ret == 0 && extra < m->n)
-		ret = row_read(m, extra, parts | MC_READ_ALL);
+		ret = row_read(m, extra, parts | MC_READ_ALL | TOP_READ_TASKS);
 	compute_limits(m);
 	return ret;
 }
@@ -372,13 +380,15 @@ static void attach_decisions(struct top_model *m)
 	struct top_policy *p = &m->policy;
 
 	for (size_t i = 0; i < m->n; i++)
-		for (size_t j = 0; j < p->n_dec; j++)
+		for (size_t j = 0; j < p->n_dec && m->rows[i].daemon < 0; j++)
 			if (strcmp(m->rows[i].abs, p->dec_abs[j]) == 0) {
+				/* what top computed itself, not what a daemon did */
 				struct top_row *r = &m->rows[i];
 
 				free(r->decision);
 				free(r->decision_label);
-				r->decision = strdup(p->dec_text[j]);
+				if (asprintf(&r->decision, "simulated: %s", p->dec_text[j]) < 0)
+					r->decision = NULL;
 				r->decision_label = r->decision ? mc_esc_text_dup(r->decision) : NULL;
 			}
 }
@@ -530,6 +540,8 @@ int top_model_refresh(struct top_model *m, double now)
 		run_policy(m);
 		attach_decisions(m);
 	}
+	m->host_psi_valid = mc_host_pressure(NULL, &m->host_psi) == 0;
+	top_daemons_refresh(m);
 	r = read_sort_keys(m, false);
 	top_model_order(m);
 	return r;

@@ -8,7 +8,9 @@
 #include "host.h"
 #include "plan.h"
 #include "policy.h"
+#include "proc-read.h"
 #include "profile.h"
+#include "runstate.h"
 #include "subtree.h"
 
 /*
@@ -54,8 +56,29 @@ struct top_row {
 	unsigned fresh;       /* parts read in this refresh */
 	uint64_t eff_limit;   /* min of its max and every ancestor's */
 	struct top_rate refault, max_events, oom_kill;
+	size_t tasks;         /* processes in the group itself (TOP_READ_TASKS) */
+	bool tasks_valid;
 	char *decision;       /* the engine's last decision for the group, with reason */
 	char *decision_label; /* decision escaped for text; NULL with decision */
+	int daemon;           /* index in the model's daemons managing it; -1: none,
+	                         TOP_DAEMON_UNKNOWN: not looked up yet */
+};
+#define TOP_DAEMON_UNKNOWN (-2)
+
+/*
+ * Parts the model reads beside the reader's (MC_READ_*): the number of
+ * processes, from cgroup.procs through the host layer.
+ */
+#define TOP_READ_TASKS (1u << 16)
+
+/* The running `memctl run` daemons, from their published state (daemons.c). */
+struct top_daemons {
+	char *state_dir;      /* NULL: not looked for */
+	struct mc_runstate *v;
+	size_t n;
+	uint64_t sig;         /* of the state files last read (mc_runstate_dir_sig) */
+	size_t refused;       /* state files refused as untrusted */
+	const char *problem;  /* why the last one was */
 };
 
 /* Policy decisions shown by top (with --profile); nothing is written. */
@@ -87,6 +110,9 @@ struct top_model {
 	bool rescan;          /* list every directory at the next refresh (a group was
 	                         found gone: it may have been made again) */
 	struct top_policy policy;
+	struct top_daemons daemons;
+	bool host_psi_valid;  /* /proc/pressure/memory, read every refresh */
+	struct mc_psi host_psi;
 	size_t key_budget;    /* sort keys read per refresh at most (rows off screen
 	                         take turns); 0: every row, every refresh */
 	unsigned long reads;  /* files read, for the cost figures */
@@ -128,5 +154,28 @@ int top_model_sort_by(struct top_model *m, int col, bool reverse);
 
 /* Row index of path (relative), or (size_t)-1. */
 size_t top_model_find(const struct top_model *m, const char *path);
+
+/* --- daemons.c --- */
+
+/* Looks for daemons in state_dir at every refresh. 0 or -ENOMEM. */
+int top_daemons_init(struct top_daemons *d, const char *state_dir);
+void top_daemons_release(struct top_daemons *d);
+
+/*
+ * Reads the daemons' state again when their files changed, and sets each
+ * row's daemon and its decision text (the daemon's decisions replace the
+ * simulated ones of --profile for the groups a daemon manages).
+ */
+void top_daemons_refresh(struct top_model *m);
+
+/* The daemon managing row r, or NULL. */
+const struct mc_runstate *top_row_daemon(const struct top_model *m, const struct top_row *r);
+
+/*
+ * One line for decision d: "active-set: memory.low 0 -> 120M: REASON",
+ * "soft-limit: reclaim 64M, got 60M: REASON", "thp-high: high = 510M: REASON".
+ * Newly allocated, or NULL.
+ */
+char *top_decision_text(const struct mc_run_decision *d);
 
 #endif

@@ -2,7 +2,10 @@
 # size) against real groups below our cgroup. Keys change the screen (sort,
 # reverse, filter, collapse, search, detail, help), 'e' edits a limit that
 # reaches the kernel (and a bad value is refused in the status line), a
-# resize redraws, q and SIGTERM leave a sane terminal.
+# resize redraws, q and SIGTERM leave a sane terminal. The host's memory
+# pressure in the second line is /proc/pressure/memory's. With `memctl run`
+# running, top shows that daemon's decisions with their full reason at
+# 80x24 (read from the state it publishes), and "simulated" only without it.
 . "$(dirname "$0")/lib.sh"
 prereq_root
 prereq_memcg
@@ -118,4 +121,80 @@ kill -TERM "$(cat "$T_TMP/pid")"
 wait_done && pass "SIGTERM ends top" || fail "SIGTERM did not end top"
 grep -qE '(^| )icanon' "$T_TMP/done" && pass "terminal restored after SIGTERM" ||
 	fail "terminal modes: $(cat "$T_TMP/done")"
+# --- host pressure, the daemon's decisions, simulated only without it ---
+R=$T_PREFIX-run
+WSF=$(disk_tmpdir 2>/dev/null || echo "$T_TMP")/ws.dat
+head -c 24M /dev/urandom > "$WSF"
+cat > "$T_TMP/run.yaml" <<YAML
+version: 1
+parent: self
+interval: 300ms
+groups:
+  $R:
+    max: 512M
+    groups:
+      ws:
+        protect: active
+      other:
+        soft_limit: 0
+YAML
+mc -q apply "$T_TMP/run.yaml"
+check_rc $? 0 "apply the groups memctl run manages"
+# a job whose file is read twice: its pages are active, a working set to protect
+sh -c "echo \$\$ > '$T_DIR/$R/ws/cgroup.procs'; exec sh -c 'cat \"$WSF\" > /dev/null; cat \"$WSF\" > /dev/null; exec sleep 600'" &
+WS_PID=$!
+"$MEMCTL" run "$T_TMP/run.yaml" 2> "$T_TMP/run.log" &
+RUN_PID=$!
+trap 'kill $WS_PID $RUN_PID 2>/dev/null; tm kill-server 2> /dev/null; cleanup' EXIT
+STATEF=$T_STATE/run.$RUN_PID.state
+dec_line() { awk -F'\t' -v g="$T_SELF/$R/$1" '$1 == "set" && $2 == g { print; exit }' "$STATEF" 2>/dev/null; }
+if [ "$T_VERSION" = 1 ]; then DG=other; else DG=ws; fi
+for i in $(seq 1 100); do [ -n "$(dec_line $DG)" ] && break; sleep 0.1; done
+line=$(dec_line $DG)
+[ -n "$line" ] && pass "memctl run published a decision for $DG" ||
+	{ fail "no decision for $DG in $STATEF:"; cat "$STATEF" "$T_TMP/run.log"; }
+policy=$(echo "$line" | cut -f3) reason=$(echo "$line" | cut -f6)
+
+tmux_start run 80 24 "env MEMCTL_STATE_DIR=$T_STATE TERM=xterm-256color $MEMCTL top -d 0.3 \
+--sort group --profile $T_TMP/run.yaml -p self/$R; sleep 600"
+expect "\| run $RUN_PID: #[0-9]+ " "the second line names the running daemon"
+# host pressure: the screen's numbers are /proc/pressure/memory's avg60 and avg300 (avg10
+# moves fast); both move while the host works, so screen and kernel are read together
+close_to() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; exit !(d < 0.5 && d > -0.5) }'; }
+if [ -r /proc/pressure/memory ]; then
+	ok=
+	for i in $(seq 1 30); do
+		psi_line=$(screen | sed -n 2p)
+		kern=$(cat /proc/pressure/memory)
+		s60=$(echo "$psi_line" | awk '$1 == "PSI" { print $4 }')
+		s300=$(echo "$psi_line" | awk '$1 == "PSI" { print $5 }')
+		k60=$(echo "$kern" | awk '$1 == "some" { sub("avg60=", "", $3); print $3 }')
+		k300=$(echo "$kern" | awk '$1 == "some" { sub("avg300=", "", $4); print $4 }')
+		[ -n "$s60" ] && close_to "$s60" "$k60" && close_to "$s300" "$k300" && { ok=1; break; }
+		sleep 0.1
+	done
+	[ -n "$ok" ] &&
+		pass "host pressure some avg60 $s60, avg300 $s300 as /proc/pressure/memory ($k60, $k300)" ||
+		fail "host pressure on screen '$psi_line', kernel: $kern"
+else
+	expect "^PSI: none" "no /proc/pressure/memory: the line says so"
+fi
+keys /; text $DG; keys Enter
+expect "^$policy: " "the decision of $DG is shown with its policy at 80x24"
+# the reason changes with the working set: the screen must show the state's of the moment
+found=
+for i in $(seq 1 40); do
+	joined=$(screen | tr '\n' ' ' | tr -s ' ')
+	want=$(dec_line $DG | cut -f6 | tr -s ' ')
+	case $joined in *"$want"*) found=1; break ;; esac
+	sleep 0.1
+done
+[ -n "$found" ] && pass "its full reason is on the 80x24 screen" ||
+	{ fail "reason '$want' not on the screen:"; screen; }
+expect_gone "simulated" "no 'simulated' while memctl run manages the groups"
+
+kill -TERM $RUN_PID; wait $RUN_PID 2>/dev/null
+[ ! -e "$STATEF" ] && pass "a stopped daemon removes its state file" || fail "$STATEF left behind"
+expect "no memctl run: simulated" "without the daemon, the line says decisions are simulated"
+tm kill-session -t run
 summary

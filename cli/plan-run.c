@@ -1,138 +1,17 @@
 /*
- * Helpers shared by the commands: loading profiles, planning against the
- * live host and running the transaction, with the messages an operator sees.
+ * Planning against the live host and running the plan: the policy engine
+ * for this host, the pipeline's problems reported, the locks, the writes as
+ * one transaction and the reclaims after them, each step reported.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <fcntl.h>
-#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
-#include "escape.h"
-#include "file.h"
 #include "pipeline.h"
-
-struct mc_err_sink mc_err_sink;
-
-/*
- * Messages quote what others named (groups, files): whatever they hold,
- * no control character reaches the terminal or the log (escape.h's text
- * rules; a backslash stays one, parts may be escaped already).
- */
-void mc_err(const char *fmt, ...)
-{
-	struct mc_buf b = { 0 };
-	char *msg = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		fputs("memctl: out of memory\n", stderr);
-		return;
-	}
-	mc_esc_controls(&b, msg);
-	free(msg);
-	if (mc_err_sink.fn)
-		mc_err_sink.fn(mc_err_sink.arg, mc_buf_error(&b) < 0 ? "out of memory" : mc_buf_str(&b));
-	else
-		fprintf(stderr, "memctl: %s\n", mc_buf_error(&b) < 0 ? "out of memory" : mc_buf_str(&b));
-	mc_buf_release(&b);
-}
-
-const char *mc_strerror(int err)
-{
-	switch (-err) {
-	case EALREADY:
-		return "an interrupted apply left a journal; run 'memctl rollback' first";
-	case EBADMSG:
-		return "the journal is damaged";
-	case MC_ENOTREG:
-		return "not a regular file";
-	default:
-		return strerror(-err);
-	}
-}
-
-void mc_print_diags(const struct mc_diags *d)
-{
-	for (size_t i = 0; i < d->n; i++) {
-		char *s;
-
-		if (mc_diag_format(&d->v[i], &s) < 0) {
-			mc_err("out of memory");
-			return;
-		}
-		fprintf(stderr, "%s\n", s);
-		free(s);
-	}
-}
-
-void mc_print_snapshot_notes(const struct mc_snapshot *s)
-{
-	for (size_t i = 0; i < s->n_notes; i++)
-		mc_err("warning: %s", s->notes[i]);
-}
-
-bool mc_insecure_profiles;
-
-int mc_read_input(const char *what, const char *path, size_t max, char **ret_buf,
-		  size_t *ret_len)
-{
-	struct mc_read_opts o = {
-		.max = max,
-		/*
-		 * As root, the file decides what is written to the kernel's memory
-		 * settings: like sshd and sudo with theirs, refuse one that someone
-		 * else could have changed (host/file.h says what is checked).
-		 */
-		.trust = geteuid() == 0 && !mc_insecure_profiles,
-		.uid = getuid(),
-	};
-	char *why = NULL;
-	int r;
-
-	r = mc_file_read(path, &o, ret_buf, ret_len, &why);
-	if (r == -EKEYREJECTED) {
-		mc_err("refusing %s '%s': %s; pass --insecure-profile to accept it", what, path, why);
-		free(why);
-	} else if (r == -EFBIG) {
-		mc_err("%s: %s is larger than %zu bytes", path, what, max);
-	} else if (r == -EAGAIN) {
-		mc_err("cannot read %s '%s': it kept changing while being read", what, path);
-	} else if (r < 0) {
-		mc_err("cannot read %s '%s': %s", what, path, mc_strerror(r));
-	}
-	return r < 0 ? MC_EXIT_INVALID : 0;
-}
-
-int mc_load_profile(const char *path, struct mc_profile *ret)
-{
-	struct mc_diags d = { 0 };
-	char *buf = NULL;
-	size_t len = 0;
-	int r;
-
-	if ((r = mc_read_input("profile", path, MC_PROFILE_MAX_BYTES, &buf, &len)) != 0)
-		return r;
-	r = mc_profile_parse(path, buf, len, ret, &d);
-	free(buf);
-	if (r < 0) {
-		if (r == -ENOMEM)
-			mc_err("%s: out of memory", path);
-		mc_print_diags(&d);
-		mc_diags_free(&d);
-		return MC_EXIT_INVALID;
-	}
-	mc_diags_free(&d);
-	return 0;
-}
 
 int mc_policy_for_host(struct mc_ctx *ctx, struct mc_policy **ret)
 {
@@ -148,6 +27,26 @@ int mc_policy_for_host(struct mc_ctx *ctx, struct mc_policy **ret)
 	return r < 0 ? MC_EXIT_HOST : 0;
 }
 
+int mc_report_pipeline(const struct mc_profile *p, const struct mc_pipeline *pl, int r)
+{
+	if (pl->have_snap)
+		mc_print_snapshot_notes(&pl->snap);
+	if (r < 0 && pl->failed == MC_STAGE_RESOLVE) {
+		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
+		       p->parent_pos.col, p->parent, mc_strerror(r));
+		return MC_EXIT_INVALID;
+	}
+	if (r < 0 && pl->failed == MC_STAGE_SNAPSHOT) {
+		mc_err("cannot read parent '%s': %s", pl->parent, mc_strerror(r));
+		return MC_EXIT_HOST;
+	}
+	if (r < 0 && pl->failed == MC_STAGE_DECIDE) {
+		mc_err("policy engine: %s", mc_strerror(r));
+		return MC_EXIT_HOST;
+	}
+	return 0;
+}
+
 int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req,
 		 struct mc_plan *ret_plan)
 {
@@ -156,19 +55,8 @@ int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc
 	int r, rc = 0;
 
 	r = mc_pipeline_run(ctx->host, p, &o, &pl);
-	if (pl.have_snap)
-		mc_print_snapshot_notes(&pl.snap);
-	if (r < 0 && pl.failed == MC_STAGE_RESOLVE) {
-		mc_err("%s:%d:%d: parent: cannot resolve '%s': %s", p->file, p->parent_pos.line,
-		       p->parent_pos.col, p->parent, mc_strerror(r));
-		rc = MC_EXIT_INVALID;
-	} else if (r < 0 && pl.failed == MC_STAGE_SNAPSHOT) {
-		mc_err("cannot read parent '%s': %s", pl.parent, mc_strerror(r));
-		rc = MC_EXIT_HOST;
-	} else if (r < 0 && pl.failed == MC_STAGE_DECIDE) {
-		mc_err("policy engine: %s", mc_strerror(r));
-		rc = MC_EXIT_HOST;
-	} else {
+	rc = mc_report_pipeline(p, &pl, r);
+	if (rc == 0) {
 		/* Policy problems do not stop the plan: the profile's own values still apply. */
 		if (req->pol && req->notes) {
 			req->notes(req->arg, &pl.dec, &pl.decide_diags);
@@ -270,27 +158,6 @@ static int take_subtree(struct mc_ctx *ctx, struct mc_lock *lock, const struct m
 		mc_err("cannot lock the groups below '%s': %s", parent, mc_strerror(r));
 	free(parent);
 	return r < 0 ? MC_EXIT_HOST : 0;
-}
-
-void mc_print_step(FILE *f, const char *prefix, const struct mc_step *s, bool reason)
-{
-	struct mc_step_text t;
-
-	if (mc_step_describe(s, &t) < 0) {
-		fprintf(f, "%s", prefix);
-		mc_text_str(f, s->group);
-		fputs(": (out of memory)\n", f);
-		return;
-	}
-	/* the step's text quotes the group (and a note's reason): escaped as a whole */
-	fputs(prefix, f);
-	mc_text_str(f, t.done);
-	if (reason && s->kind != MC_STEP_NOTE) {
-		fputs(": ", f);
-		mc_text_str(f, s->reason);
-	}
-	fputc('\n', f);
-	mc_step_text_free(&t);
 }
 
 /* Runs the writes as one transaction; prints what failed. Returns an exit code. */
@@ -413,20 +280,4 @@ int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_
 	mc_plan_free(&plan);
 	mc_lock_release(lock);
 	return rc;
-}
-
-int mc_resolve_group(struct mc_ctx *ctx, const char *arg, char **ret)
-{
-	char *spec;
-	int r;
-
-	if (arg[0] == '/')
-		spec = strdup(arg);
-	else if (asprintf(&spec, "%s/%s", ctx->parent, arg) < 0)
-		spec = NULL;
-	if (!spec)
-		return -ENOMEM;
-	r = mc_host_resolve_parent(ctx->host, spec, ret);
-	free(spec);
-	return r;
 }

@@ -1,0 +1,174 @@
+/*
+ * Host pressure and a group's processes (see proc-read.h). cgroup.procs is
+ * read through the group's directory opened below the mount root (no
+ * symlink followed); /proc/PID files by PID, which is safe to race with an
+ * exit: a process gone between the two reads only loses its memory figures.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host-internal.h"
+#include "proc-read.h"
+
+/* Reads a small /proc file into buf (NUL-terminated). Length or -errno. */
+static ssize_t read_proc(const char *path, char *buf, size_t len)
+{
+	ssize_t n, got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)got + 1 < len && (n = read(fd, buf + got, len - 1 - (size_t)got)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		got += n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return got;
+}
+
+int mc_host_pressure(const char *path, struct mc_psi *ret)
+{
+	char buf[512];
+	struct mc_psi p = { 0 };
+	ssize_t n = read_proc(path ? path : "/proc/pressure/memory", buf, sizeof(buf));
+	int r;
+
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n + 1 >= sizeof(buf))
+		return -EINVAL;   /* longer than two PSI lines can be */
+	if ((r = mc_parse_psi(buf, (size_t)n, &p)) < 0)
+		return r;
+	if (!p.valid)
+		return -EINVAL;
+	*ret = p;
+	return 0;
+}
+
+int mc_parse_proc_status(const char *text, uint64_t *ret_rss, uint64_t *ret_swap)
+{
+	unsigned long long rss = 0, swap = 0;
+	bool have_rss = false;
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (sscanf(l, "VmRSS: %llu kB", &rss) == 1)
+			have_rss = true;
+		else
+			sscanf(l, "VmSwap: %llu kB", &swap);
+	}
+	if (!have_rss)
+		return -ENOENT;
+	*ret_rss = (uint64_t)rss << 10;
+	*ret_swap = (uint64_t)swap << 10;
+	return 0;
+}
+
+/* cgroup.procs of group, read whole. */
+static int read_procs_file(struct mc_host *h, const char *group, struct host_buf *b,
+			   size_t *ret_len)
+{
+	int dfd, r;
+
+	if ((r = cgfs_open_group(h, group, O_PATH, &dfd)) < 0)
+		return r;
+	r = cgfs_read_at(b, dfd, "cgroup.procs", ret_len);
+	close(dfd);
+	return r;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	long x = ((const struct mc_proc *)a)->pid, y = ((const struct mc_proc *)b)->pid;
+
+	return (x > y) - (x < y);
+}
+
+static void proc_fill(struct mc_proc *p)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", p->pid);
+	n = read_proc(path, p->comm, sizeof(p->comm));
+	if (n <= 0)
+		snprintf(p->comm, sizeof(p->comm), "?");
+	else
+		p->comm[strcspn(p->comm, "\n")] = '\0';
+	snprintf(path, sizeof(path), "/proc/%ld/status", p->pid);
+	n = read_proc(path, buf, sizeof(buf));
+	p->mem_valid = n > 0 && mc_parse_proc_status(buf, &p->rss, &p->swap) == 0;
+}
+
+int mc_host_group_procs(struct mc_host *h, const char *group, struct mc_proc **ret,
+			size_t *ret_n)
+{
+	struct host_buf b = { 0 };
+	struct mc_proc *v = NULL;
+	size_t len, n = 0, cap = 0;
+	int r = read_procs_file(h, group, &b, &len);
+
+	if (r < 0) {
+		host_buf_free(&b);
+		return r;
+	}
+	for (char *l = b.p; l < b.p + len;) {
+		char *end;
+		long pid = strtol(l, &end, 10);
+
+		if (end == l || pid <= 0 || (*end != '\n' && *end != '\0')) {
+			r = -EINVAL;
+			break;
+		}
+		if (n == cap) {
+			struct mc_proc *nv = realloc(v, (cap ? cap * 2 : 16) * sizeof(*v));
+
+			if (!nv) {
+				r = -ENOMEM;
+				break;
+			}
+			v = nv;
+			cap = cap ? cap * 2 : 16;
+		}
+		memset(&v[n], 0, sizeof(v[n]));
+		v[n++].pid = pid;
+		l = end + 1;
+	}
+	host_buf_free(&b);
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_proc);
+	for (size_t i = 0; i < n; i++)
+		proc_fill(&v[i]);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+int mc_host_group_nprocs(struct mc_host *h, const char *group, size_t *ret)
+{
+	struct host_buf b = { 0 };
+	size_t len, n = 0;
+	int r = read_procs_file(h, group, &b, &len);
+
+	if (r == 0) {
+		for (size_t i = 0; i < len; i++)
+			n += b.p[i] == '\n';
+		*ret = n;
+	}
+	host_buf_free(&b);
+	return r;
+}

@@ -1,0 +1,51 @@
+#ifndef MEMCTL_PROC_READ_H
+#define MEMCTL_PROC_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host.h"
+#include "snapshot.h"
+
+/*
+ * What top shows beside the cgroup files: the host's memory pressure
+ * (/proc/pressure/memory, which a cgroup v1 host has too when its kernel
+ * has PSI) and the processes of a group with their memory (/proc/PID).
+ * Functions return 0 or -errno and never print.
+ */
+
+/*
+ * Host-wide memory pressure from path (NULL: /proc/pressure/memory).
+ * -ENOENT: no such file; -EOPNOTSUPP: the kernel has PSI compiled in but
+ * disabled (psi=0: reading fails); -EINVAL: not in the PSI format.
+ */
+int mc_host_pressure(const char *path, struct mc_psi *ret);
+
+struct mc_proc {
+	long pid;
+	char comm[32];        /* /proc/PID/comm (the kernel's 16 bytes at most) */
+	bool mem_valid;       /* the status below was read (the process may be gone) */
+	uint64_t rss;         /* VmRSS, bytes */
+	uint64_t swap;        /* VmSwap, bytes */
+};
+
+/*
+ * The processes in group itself (its cgroup.procs, not its children's), in
+ * PID order. *ret_n may be 0 (*ret then NULL). A process that exits while
+ * being read keeps its PID with mem_valid false. -ENOENT (no such group),
+ * -ENOMEM, -errno.
+ */
+int mc_host_group_procs(struct mc_host *h, const char *group, struct mc_proc **ret,
+			size_t *ret_n);
+
+/* The number of processes in group itself (cgroup.procs lines). */
+int mc_host_group_nprocs(struct mc_host *h, const char *group, size_t *ret);
+
+/*
+ * Parses /proc/PID/status text for VmRSS and VmSwap (pure; kernel threads
+ * have neither: -ENOENT). Values in bytes.
+ */
+int mc_parse_proc_status(const char *text, uint64_t *ret_rss, uint64_t *ret_swap);
+
+#endif

@@ -1,0 +1,136 @@
+/*
+ * The daemons' real decisions in `memctl top`: the state every running
+ * `memctl run` publishes in the state directory (host/runstate.h). Each
+ * refresh compares a signature of the state files (an fstatat each) and
+ * reads them again only when one changed, so a screen refreshing every
+ * second costs nothing more while the daemons' intervals are longer.
+ *
+ * A group managed by a daemon (below or at its profile's parent) shows
+ * that daemon's decisions; top's own simulation (--profile) is shown only
+ * for the groups no daemon manages, marked "simulated".
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "format.h"
+#include "model.h"
+
+int top_daemons_init(struct top_daemons *d, const char *state_dir)
+{
+	memset(d, 0, sizeof(*d));
+	d->state_dir = strdup(state_dir);
+	return d->state_dir ? 0 : -ENOMEM;
+}
+
+static void daemons_clear(struct top_daemons *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		mc_runstate_release(&d->v[i]);
+	free(d->v);
+	d->v = NULL;
+	d->n = 0;
+}
+
+void top_daemons_release(struct top_daemons *d)
+{
+	daemons_clear(d);
+	free(d->state_dir);
+	memset(d, 0, sizeof(*d));
+}
+
+char *top_decision_text(const struct mc_run_decision *d)
+{
+	char a[24], b[24], *t = NULL;
+	int r;
+
+	if (d->kind == MC_RUN_WRITE)
+		r = asprintf(&t, "%s: %s %s -> %s: %s", d->policy, d->knob,
+			     d->old_valid ? mc_fmt_size(d->old, a) : "(new)", mc_fmt_size(d->value, b),
+			     d->reason);
+	else if (d->kind == MC_RUN_RECLAIM && d->err < 0)
+		r = asprintf(&t, "%s: reclaim %s, got %s (%s): %s", d->policy,
+			     mc_fmt_size(d->value, a), mc_fmt_size(d->got, b), strerror(-d->err),
+			     d->reason);
+	else if (d->kind == MC_RUN_RECLAIM)
+		r = asprintf(&t, "%s: reclaim %s, got %s: %s", d->policy, mc_fmt_size(d->value, a),
+			     mc_fmt_size(d->got, b), d->reason);
+	else
+		r = asprintf(&t, "%s: %s = %s: %s", d->policy, d->knob, mc_fmt_size(d->value, a),
+			     d->reason);
+	return r < 0 ? NULL : t;
+}
+
+/*
+ * The decision the DECISION column shows for a group: what the daemon did
+ * in its last interval (writes, reclaims) before what it holds (settings
+ * already in place), with a count of the others.
+ */
+static char *row_text(const struct mc_runstate *s, const char *abs)
+{
+	const struct mc_run_decision *d, *best = NULL;
+	size_t pos = 0, n = 0;
+	char *one, *t;
+
+	while ((d = mc_runstate_next(s, abs, &pos))) {
+		n++;
+		if (!best || (best->kind == MC_RUN_SET && d->kind != MC_RUN_SET))
+			best = d;
+	}
+	if (!best)
+		return NULL;
+	one = top_decision_text(best);
+	if (!one || n == 1)
+		return one;
+	if (asprintf(&t, "%s (+%zu more)", one, n - 1) < 0)
+		t = NULL;
+	free(one);
+	return t;
+}
+
+void top_daemons_refresh(struct top_model *m)
+{
+	struct top_daemons *d = &m->daemons;
+	uint64_t sig = 0;
+	bool changed;
+
+	if (!d->state_dir) {
+		for (size_t i = 0; i < m->n; i++)
+			m->rows[i].daemon = -1;
+		return;
+	}
+	if (mc_runstate_dir_sig(d->state_dir, &sig) < 0)
+		return;
+	changed = sig != d->sig;
+	if (changed) {
+		daemons_clear(d);
+		if (sig && mc_runstate_list(d->state_dir, &d->v, &d->n, &d->refused, &d->problem) < 0)
+			sig = 0;   /* out of memory: try again next refresh */
+		d->sig = sig;
+	}
+	/* rows keep their text until the state changes (a new row is looked up) */
+	for (size_t i = 0; i < m->n; i++) {
+		struct top_row *r = &m->rows[i];
+		int k;
+
+		if (!changed && r->daemon != TOP_DAEMON_UNKNOWN)
+			continue;
+		k = mc_runstate_owner(d->v, d->n, r->abs);
+		if (k >= 0 || r->daemon >= 0) {
+			/* a daemon's text, or the one of a daemon that stopped */
+			free(r->decision);
+			free(r->decision_label);
+			r->decision = k >= 0 ? row_text(&d->v[k], r->abs) : NULL;
+			r->decision_label = r->decision ? mc_esc_text_dup(r->decision) : NULL;
+		}
+		r->daemon = k;
+	}
+}
+
+const struct mc_runstate *top_row_daemon(const struct top_model *m, const struct top_row *r)
+{
+	return r->daemon >= 0 && (size_t)r->daemon < m->daemons.n ? &m->daemons.v[r->daemon] : NULL;
+}
