@@ -1,12 +1,12 @@
 #include "cmd.h"
 
-static int cmd_apply_exec(struct mc_ctx *ctx, int argc, char **argv)
+static int cmd_apply_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
 	struct mc_plan_req req = { .create = true };
 	struct mc_profile p;
 	int rc;
 
-	if ((rc = mc_load_profile(argv[0], &p)) != 0)
+	if ((rc = mc_load_profile(ctx, argv[0], &p)) != 0)
 		return rc;
 	if ((rc = mc_policy_for_host(ctx, &req.pol)) == 0) {
 		rc = mc_run_plan(ctx, &p, &req);
@@ -25,5 +25,9 @@ const struct mc_cmd cmd_apply_entry = {
 	.summary = "apply a profile to the live cgroup tree, all or nothing",
 	.help = "The previous value of every file is journaled before the first write; on any\n"
 		"failure everything done is undone and the exit status is 1.\n",
+	.arg_complete = { MC_COMPLETE_PROFILE },
+	.opts = (const struct mc_opt *const[]){ &mc_opt_state_dir, &mc_opt_no_wait, &mc_opt_quiet,
+						&mc_opt_insecure_profile, &mc_opt_cgroup_root,
+						NULL },
 	.exec = cmd_apply_exec,
 };

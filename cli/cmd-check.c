@@ -11,7 +11,7 @@ static size_t count_groups(const struct mc_group_spec *g, size_t n)
 	return total;
 }
 
-static int cmd_check_exec(struct mc_ctx *ctx, int argc, char **argv)
+static int cmd_check_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
 	struct mc_profile p;
 	int rc;
@@ -21,7 +21,7 @@ static int cmd_check_exec(struct mc_ctx *ctx, int argc, char **argv)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int n;
 
-	if ((rc = mc_load_profile(argv[0], &p)) != 0)
+	if ((rc = mc_load_profile(ctx, argv[0], &p)) != 0)
 		return rc;
 	/* THP gaps depend on the CPUs of the host the profile is checked on. */
 	if (cpus > 0)
@@ -49,5 +49,7 @@ const struct mc_cmd cmd_check_entry = {
 	.max_args = 1,
 	.summary = "validate a profile without touching the host",
 	.help = "Every error is reported as FILE:LINE:COLUMN: KEY.PATH: problem.\n",
+	.arg_complete = { MC_COMPLETE_PROFILE },
+	.opts = (const struct mc_opt *const[]){ &mc_opt_quiet, &mc_opt_insecure_profile, NULL },
 	.exec = cmd_check_exec,
 };

@@ -20,6 +20,12 @@ static void export_warn(void *arg, const char *msg)
 	mc_err("%s", msg);
 }
 
+struct export_opts {
+	enum mc_output out;
+	const char *file;         /* --file FILE, or NULL: stdout */
+	const char *profile;
+};
+
 /* One policy interval on the profile's parent; its decisions go to e. Exit code or 0. */
 static int export_engine(struct mc_ctx *ctx, struct mc_export *e, const struct mc_profile *p,
 			 struct mc_policy *pol)
@@ -52,9 +58,10 @@ static int export_engine(struct mc_ctx *ctx, struct mc_export *e, const struct m
 	return rc;
 }
 
-static int cmd_export_exec(struct mc_ctx *ctx, int argc, char **argv)
+static int cmd_export_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
-	enum mc_export_format f = ctx->out == MC_OUT_JSON ? MC_EXPORT_JSON : MC_EXPORT_PROM;
+	const struct export_opts *o = opts;
+	enum mc_export_format f = o->out == MC_OUT_JSON ? MC_EXPORT_JSON : MC_EXPORT_PROM;
 	struct mc_export *e = NULL;
 	struct mc_policy *pol = NULL;
 	struct mc_profile prof;
@@ -64,19 +71,21 @@ static int cmd_export_exec(struct mc_ctx *ctx, int argc, char **argv)
 	size_t len;
 	int rc = MC_EXIT_OK, r;
 
-	r = mc_host_resolve_parent(ctx->host, ctx->parent, &parent);
-	if (r < 0) {
-		mc_err("invalid parent '%s': %s", ctx->parent, mc_strerror(r));
-		return MC_EXIT_INVALID;
-	}
+	if ((rc = mc_resolve_parent_opt(ctx, &parent)) != 0)
+		return rc;
 	r = mc_export_new(ctx->host, parent, export_warn, NULL, &e);
 	if (r < 0) {
 		mc_err("out of memory");
 		free(parent);
 		return MC_EXIT_HOST;
 	}
-	if (ctx->profile) {
-		if ((rc = mc_load_profile(ctx->profile, &prof)) != 0)
+	if (mc_export_set_state_dir(e, ctx->state_dir) < 0) {
+		mc_err("out of memory");
+		rc = MC_EXIT_HOST;
+		goto out;
+	}
+	if (o->profile) {
+		if ((rc = mc_load_profile(ctx, o->profile, &prof)) != 0)
 			goto out;
 		have_prof = true;
 		if ((rc = mc_policy_for_host(ctx, &pol)) != 0)
@@ -91,12 +100,12 @@ static int cmd_export_exec(struct mc_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	r = mc_export_render(e, f, &buf, &len);
-	if (r == 0 && ctx->script)
-		r = mc_file_replace(ctx->script, buf, len, MC_EXPORT_FILE_MODE);
+	if (r == 0 && o->file)
+		r = mc_file_replace(o->file, buf, len, MC_EXPORT_FILE_MODE);
 	else if (r == 0 && fwrite(buf, 1, len, ctx->out_f) != len)
 		r = -EIO;
 	if (r < 0) {
-		mc_err("cannot write metrics to '%s': %s", ctx->script ? ctx->script : "stdout",
+		mc_err("cannot write metrics to '%s': %s", o->file ? o->file : "stdout",
 		       mc_strerror(r));
 		rc = MC_EXIT_HOST;
 	}
@@ -109,6 +118,20 @@ out:
 	return rc;
 }
 
+static const struct mc_opt export_opt_output = {
+	"output", 'o', MC_OPT_OUTPUT, "FORMAT", "prom (default: Prometheus text format) or json",
+	MC_COMPLETE_WORDS, "prom json", false, offsetof(struct export_opts, out),
+};
+static const struct mc_opt export_opt_file = {
+	"file", 'f', MC_OPT_STRING, "FILE", "replace FILE atomically instead of printing",
+	MC_COMPLETE_FILE, NULL, false, offsetof(struct export_opts, file),
+};
+static const struct mc_opt export_opt_profile = {
+	"profile", 0, MC_OPT_STRING, "FILE",
+	"add the engine's working sets and decisions for FILE (nothing is written)",
+	MC_COMPLETE_PROFILE, NULL, false, offsetof(struct export_opts, profile),
+};
+
 const struct mc_cmd cmd_export_entry = {
 	.name = "export",
 	.args = "",
@@ -116,10 +139,13 @@ const struct mc_cmd cmd_export_entry = {
 	.max_args = 0,
 	.flags = CMD_NEED_HOST,
 	.summary = "metrics of the groups below the parent, for Prometheus or as JSON",
-	.help = "-p PARENT (default self); -o prom (default: Prometheus text format, for\n"
-		"node_exporter's textfile collector) or -o json; --file FILE: replace FILE\n"
-		"atomically instead of printing; --profile FILE: add the engine's working-set\n"
-		"estimates and decisions for FILE (nothing is written to the cgroups).\n"
+	.help = "The Prometheus text format is for node_exporter's textfile collector.\n"
 		"memctl run --export FILE rewrites FILE every interval.\n",
+	.opts = (const struct mc_opt *const[]){ &export_opt_output, &export_opt_file,
+						&export_opt_profile, &mc_opt_parent,
+						&mc_opt_insecure_profile, &mc_opt_cgroup_root,
+						NULL },
+	.opts_size = sizeof(struct export_opts),
+	.opts_default = &(const struct export_opts){ .out = MC_OUT_PROM },
 	.exec = cmd_export_exec,
 };

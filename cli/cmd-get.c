@@ -30,7 +30,7 @@ static int parse_names(int argc, char **argv, int *ret, size_t *ret_n)
 	return 0;
 }
 
-static void print_value(struct mc_ctx *ctx, const struct mc_group_snap *g, int what,
+static void print_value(struct mc_ctx *ctx, bool json, const struct mc_group_snap *g, int what,
 			bool name, bool first)
 {
 	const struct mc_caps *caps = mc_host_caps(ctx->host);
@@ -42,7 +42,7 @@ static void print_value(struct mc_ctx *ctx, const struct mc_group_snap *g, int w
 
 	if (valid)
 		v = what == GET_USAGE ? g->usage : mc_abstract_value(caps, what, g->raw);
-	if (ctx->out == MC_OUT_JSON) {
+	if (json) {
 		fprintf(ctx->out_f, "%s\"%s\":", first ? "" : ",", label);
 		if (valid)
 			mc_json_size(ctx->out_f, v);
@@ -51,7 +51,7 @@ static void print_value(struct mc_ctx *ctx, const struct mc_group_snap *g, int w
 		return;
 	}
 	if (name)
-		fprintf(ctx->out_f, "%-*s ", MC_NAME_COL, label);
+		fprintf(ctx->out_f, "%-*s ", mc_name_col(), label);
 	if (valid)
 		fprintf(ctx->out_f, "%s\n", mc_fmt_size(v, buf));
 	else
@@ -59,8 +59,9 @@ static void print_value(struct mc_ctx *ctx, const struct mc_group_snap *g, int w
 							: "  (no such file on this host)");
 }
 
-static int cmd_get_exec(struct mc_ctx *ctx, int argc, char **argv)
+static int cmd_get_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
+	bool json = ((const struct mc_out_opts *)opts)->out == MC_OUT_JSON;
 	int names[64 + MC_KNOB__COUNT + 1];
 	struct mc_snapshot snap = { 0 };
 	size_t n = 0;
@@ -78,11 +79,8 @@ static int cmd_get_exec(struct mc_ctx *ctx, int argc, char **argv)
 			names[n++] = k;
 		names[n++] = GET_USAGE;
 	}
-	r = mc_resolve_group(ctx, argv[0], &abs);
-	if (r < 0) {
-		mc_err("invalid group '%s': %s", argv[0], mc_strerror(r));
-		return MC_EXIT_INVALID;
-	}
+	if ((rc = mc_resolve_group(ctx, argv[0], &abs)) != 0)
+		return rc;
 	r = mc_host_snapshot(ctx->host, abs, &snap);
 	if (r < 0) {
 		mc_err("cannot read group '%s': %s", abs, mc_strerror(r));
@@ -90,14 +88,14 @@ static int cmd_get_exec(struct mc_ctx *ctx, int argc, char **argv)
 		return r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
 	}
 	mc_print_snapshot_notes(&snap);
-	if (ctx->out == MC_OUT_JSON) {
+	if (json) {
 		fputs("{\"group\":", ctx->out_f);
 		mc_json_str(ctx->out_f, abs);
 		fputs(",\"knobs\":{", ctx->out_f);
 	}
 	for (size_t i = 0; i < n; i++)
-		print_value(ctx, &snap.groups[0], names[i], n > 1, i == 0);
-	if (ctx->out == MC_OUT_JSON)
+		print_value(ctx, json, &snap.groups[0], names[i], n > 1, i == 0);
+	if (json)
 		fputs("}}\n", ctx->out_f);
 	mc_snapshot_free(&snap);
 	free(abs);
@@ -111,7 +109,10 @@ const struct mc_cmd cmd_get_entry = {
 	.max_args = -1,
 	.flags = CMD_NEED_HOST,
 	.summary = "show knobs of a group (all, or the ones named)",
-	.help = "KNOB: max high low min soft_limit swap_max usage (or a file name).\n"
-		"With one KNOB only its value is printed, for scripts.\n",
+	.help = "KNOB may also be usage. With one KNOB only its value is printed, for scripts.\n",
+	.arg_complete = { MC_COMPLETE_GROUP, MC_COMPLETE_KNOB },
+	.opts = (const struct mc_opt *const[]){ &mc_opt_parent, &mc_opt_output, &mc_opt_cgroup_root,
+						NULL },
+	.opts_size = sizeof(struct mc_out_opts),
 	.exec = cmd_get_exec,
 };

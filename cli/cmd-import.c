@@ -23,8 +23,13 @@
 /* cgconfig.conf files are small; a bigger one is not what we think it is. */
 #define CGCONFIG_MAX_BYTES (16 * 1024 * 1024)
 
-static int cmd_import_exec(struct mc_ctx *ctx, int argc, char **argv)
+struct import_opts {
+	const char *parent;       /* -p: where the groups go (default /) */
+};
+
+static int cmd_import_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
+	const struct import_opts *o = opts;
 	const char *in = argv[0], *out = argc > 1 ? argv[1] : NULL;
 	const char *name = strcmp(in, "-") == 0 ? "<stdin>" : in;
 	struct mc_cgconfig_result res;
@@ -33,23 +38,19 @@ static int cmd_import_exec(struct mc_ctx *ctx, int argc, char **argv)
 	size_t len = 0;
 	int r, rc;
 
-	if (ctx->out == MC_OUT_JSON) {
-		mc_err("import writes a YAML profile; -o json does not apply to it");
-		return MC_EXIT_INVALID;
-	}
 	if (strcmp(in, "-") == 0) {
 		r = mc_file_read_fd(STDIN_FILENO, CGCONFIG_MAX_BYTES, &buf, &len);
 	} else {
-		struct mc_read_opts o = { .max = CGCONFIG_MAX_BYTES };
+		struct mc_read_opts ro = { .max = CGCONFIG_MAX_BYTES };
 
-		r = mc_file_read(in, &o, &buf, &len, NULL);
+		r = mc_file_read(in, &ro, &buf, &len, NULL);
 	}
 	if (r < 0) {
 		mc_err("cannot read '%s': %s", name,
 		       r == -EFBIG ? "larger than 16 MiB, not a cgconfig.conf" : mc_strerror(r));
 		return MC_EXIT_INVALID;
 	}
-	r = mc_cgconfig_convert(name, buf, len, ctx->parent_set ? ctx->parent : "/", &res,
+	r = mc_cgconfig_convert(name, buf, len, o->parent, &res,
 				&skipped, &errors);
 	free(buf);
 	if (r == -ENOMEM) {
@@ -91,6 +92,11 @@ out:
 	return rc;
 }
 
+static const struct mc_opt import_opt_parent = {
+	"parent", 'p', MC_OPT_STRING, "PATH", "the profile's parent (default: /, the hierarchy root)",
+	MC_COMPLETE_PARENT, NULL, false, offsetof(struct import_opts, parent),
+};
+
 const struct mc_cmd cmd_import_entry = {
 	.name = "import",
 	.args = "CGCONFIG [PROFILE]",
@@ -105,5 +111,9 @@ const struct mc_cmd cmd_import_entry = {
 		"template sections, memory files without a knob, values memctl's rules\n"
 		"refuse) is reported as FILE:LINE:COLUMN and left out: exit status 5.\n"
 		"Syntax errors and values the kernel would refuse: exit status 2, no output.\n",
+	.arg_complete = { MC_COMPLETE_FILE, MC_COMPLETE_PROFILE },
+	.opts = (const struct mc_opt *const[]){ &import_opt_parent, &mc_opt_quiet, NULL },
+	.opts_size = sizeof(struct import_opts),
+	.opts_default = &(const struct import_opts){ .parent = "/" },
 	.exec = cmd_import_exec,
 };

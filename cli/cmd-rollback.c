@@ -24,7 +24,7 @@ static void rollback_error(struct mc_ctx *ctx, struct mc_lock *lock, int r,
 	mc_err("the journal is kept; fix the cause and run 'memctl rollback' again");
 }
 
-static int cmd_rollback_exec(struct mc_ctx *ctx, int argc, char **argv)
+static int cmd_rollback_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
 	struct mc_txn_result res;
 	struct mc_lock *lock;
@@ -39,7 +39,12 @@ static int cmd_rollback_exec(struct mc_ctx *ctx, int argc, char **argv)
 		rollback_error(ctx, lock, r, &res);
 		/* A journal refused or unreadable before any write changed nothing. */
 		rc = res.undone == 0 && res.rollback_err == 0 ? MC_EXIT_HOST : MC_EXIT_PARTIAL;
-	} else if (!ctx->quiet) {
+	}
+	if (res.left_alone)
+		mc_err("kept %zu value%s changed since the interrupted apply by someone else "
+		       "(%s): rollback undoes only what that apply wrote", res.left_alone,
+		       res.left_alone == 1 ? "" : "s", res.left_what ? res.left_what : "?");
+	if (r == 0 && !ctx->quiet) {
 		if (!found)
 			fprintf(ctx->out_f, "nothing to roll back\n");
 		else
@@ -62,5 +67,7 @@ const struct mc_cmd cmd_rollback_entry = {
 		"and removes the groups it created. Journals are checked first: a journal\n"
 		"that is not memctl's, or names a group outside the parent it records, is\n"
 		"refused and nothing is written.\n",
+	.opts = (const struct mc_opt *const[]){ &mc_opt_state_dir, &mc_opt_no_wait, &mc_opt_quiet,
+						&mc_opt_cgroup_root, NULL },
 	.exec = cmd_rollback_exec,
 };

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "cmd.h"
 #include "escape.h"
 #include "export.h"
@@ -31,13 +32,22 @@
 #include "file.h"
 #include "units.h"
 
+struct run_opts {
+	bool once;
+	bool dry_run;
+	bool no_mlock;
+	const char *export_file;  /* --export FILE */
+	enum mc_output out;       /* of --export */
+};
+
 struct run {
 	struct mc_ctx *ctx;
+	const struct run_opts *opts;
 	bool journal;          /* stderr is journald's: "<N>" priority prefixes */
 	char **seen;           /* notes already logged (once per cause) */
-	size_t n_seen;
+	size_t n_seen, cap_seen;
 	char **errors;         /* problems logged since the last clean interval */
-	size_t n_errors;
+	size_t n_errors, cap_errors;
 	unsigned long repeats; /* problems not logged again since then */
 	unsigned long iteration;
 	unsigned reclaims;     /* this interval */
@@ -70,37 +80,36 @@ static void run_log(const struct run *r, int prio, const char *fmt, ...)
 	mc_buf_release(&b);
 }
 
-/* True the first time s is added to the list: adds it. */
-static bool list_add_new(char ***list, size_t *n, const char *s)
+/*
+ * True the first time s is added to the list: adds it. Out of memory, s
+ * counts as new (logged again rather than never).
+ */
+static bool list_add_new(char ***list, size_t *n, size_t *cap, const char *s)
 {
-	char **v;
-
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp((*list)[i], s) == 0)
 			return false;
-	v = realloc(*list, (*n + 1) * sizeof(*v));
-	if (!v)
+	if (mc_array_reserve(list, cap, *n + 1, sizeof(**list)) < 0)
 		return true;
-	*list = v;
-	v[*n] = strdup(s);
-	if (v[*n])
+	(*list)[*n] = strdup(s);
+	if ((*list)[*n])
 		(*n)++;
 	return true;
 }
 
-static void list_clear(char ***list, size_t *n)
+static void list_clear(char ***list, size_t *n, size_t *cap)
 {
 	for (size_t i = 0; i < *n; i++)
 		free((*list)[i]);
 	free(*list);
 	*list = NULL;
-	*n = 0;
+	*n = *cap = 0;
 }
 
 /* True the first time a note is seen: notes repeat every interval. */
 static bool first_time(struct run *r, const char *note)
 {
-	return list_add_new(&r->seen, &r->n_seen, note);
+	return list_add_new(&r->seen, &r->n_seen, &r->cap_seen, note);
 }
 
 /*
@@ -113,7 +122,7 @@ static void on_error(void *arg, const char *msg)
 	struct run *r = arg;
 
 	run_state_error(&r->state, msg);
-	if (list_add_new(&r->errors, &r->n_errors, msg))
+	if (list_add_new(&r->errors, &r->n_errors, &r->cap_errors, msg))
 		run_log(r, 3, "%s", msg);
 	else
 		r->repeats++;
@@ -129,7 +138,7 @@ static void interval_done(struct run *r, int rc)
 		run_log(r, 6, "recovered: interval %lu completed (%zu problem%s, repeated %lu times, "
 			   "since the last clean one)", r->iteration, r->n_errors,
 			r->n_errors == 1 ? "" : "s", r->repeats);
-		list_clear(&r->errors, &r->n_errors);
+		list_clear(&r->errors, &r->n_errors, &r->cap_errors);
 		r->repeats = 0;
 	}
 }
@@ -260,7 +269,7 @@ static void on_export_warning(void *arg, const char *msg)
 static void export_interval(struct run *r, const struct mc_profile *p,
 			    const struct mc_plan_req *req)
 {
-	enum mc_export_format f = r->ctx->out == MC_OUT_JSON ? MC_EXPORT_JSON : MC_EXPORT_PROM;
+	enum mc_export_format f = r->opts->out == MC_OUT_JSON ? MC_EXPORT_JSON : MC_EXPORT_PROM;
 	char *parent = NULL;
 	const char *buf;
 	size_t len;
@@ -278,9 +287,9 @@ static void export_interval(struct run *r, const struct mc_profile *p,
 	if (e == 0)
 		e = mc_export_render(r->export, f, &buf, &len);
 	if (e == 0)
-		e = mc_file_replace(r->ctx->export_file, buf, len, MC_EXPORT_FILE_MODE);
+		e = mc_file_replace(r->opts->export_file, buf, len, MC_EXPORT_FILE_MODE);
 	if (e < 0)
-		mc_err("cannot export to '%s': %s", r->ctx->export_file, mc_strerror(e));
+		mc_err("cannot export to '%s': %s", r->opts->export_file, mc_strerror(e));
 }
 
 /*
@@ -362,7 +371,7 @@ static int reload(const struct run *r, const char *path, struct mc_profile *cur)
 	struct mc_profile next;
 
 	run_log(r, 6, "SIGHUP: reloading '%s'", path);
-	if (mc_load_profile(path, &next) != 0) {
+	if (mc_load_profile(r->ctx, path, &next) != 0) {
 		run_log(r, 3, "'%s' is invalid (see above): keeping the profile that is running", path);
 		return -EINVAL;
 	}
@@ -457,9 +466,10 @@ static long minor_faults(void)
 	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
 }
 
-static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
+static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
-	struct run run = { .ctx = ctx, .journal = getenv("JOURNAL_STREAM") != NULL };
+	const struct run_opts *o = opts;
+	struct run run = { .ctx = ctx, .opts = o, .journal = getenv("JOURNAL_STREAM") != NULL };
 	struct mc_plan_req req = { .create = true };
 	struct mc_self_group self_group = { 0 };
 	bool once, mlock;
@@ -470,24 +480,25 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 	int rc, sig = 0;
 
 	path = argv[0];
-	once = ctx->once;
-	req.dry_run = ctx->dry_run;
-	mlock = !ctx->no_mlock;
-	if ((rc = mc_load_profile(path, &p)) != 0)
+	once = o->once;
+	req.dry_run = o->dry_run;
+	mlock = !o->no_mlock;
+	if ((rc = mc_load_profile(ctx, path, &p)) != 0)
 		return rc;
 	if ((rc = mc_policy_for_host(ctx, &req.pol)) != 0) {
 		mc_profile_free(&p);
 		return rc;
 	}
 	/* export_interval points it at the profile's parent (which SIGHUP may change) */
-	if (ctx->export_file &&
+	if (o->export_file &&
 	    mc_export_new(ctx->host, "/", on_export_warning, &run, &run.export) < 0) {
 		mc_err("out of memory");
 		mc_policy_free(req.pol);
 		mc_profile_free(&p);
 		return MC_EXIT_HOST;
 	}
-	if (run_state_init(&run.state, path, &p, req.dry_run) < 0) {
+	if ((run.export && mc_export_set_state_dir(run.export, ctx->state_dir) < 0) ||
+	    run_state_init(&run.state, path, &p, req.dry_run) < 0) {
 		mc_err("out of memory");
 		mc_export_free(run.export);
 		mc_policy_free(req.pol);
@@ -528,17 +539,19 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 		run.peak = 0;
 		if (run.export)
 			mc_export_clear_decisions(run.export);
+		req.write_budget_ms = (long)p.interval_ms;
 		run_state_begin(&run.state, ctx, &p);
 		rc = mc_run_plan(ctx, &p, &req);
-		if (run.export)
-			export_interval(&run, &p, &req);
-		if (run.iteration > RUN_WARMUP_INTERVALS)
-			run.steady_faults += minor_faults() - faults;
 		if (run.reclaims)
 			run_log(&run, 6, "%u reclaim%s, at most %u in flight (reclaim.concurrency %u)",
 				run.reclaims, run.reclaims == 1 ? "" : "s", run.peak, p.concurrency);
 		interval_done(&run, rc);
 		publish_interval(&run, &p, req.pol, rc);
+		/* after publishing: the export carries this interval's figures too */
+		if (run.export)
+			export_interval(&run, &p, &req);
+		if (run.iteration > RUN_WARMUP_INTERVALS)
+			run.steady_faults += minor_faults() - faults;
 		if (once)
 			break;
 		deadline_next(&next, p.interval_ms);
@@ -556,14 +569,35 @@ static int cmd_run_exec(struct mc_ctx *ctx, int argc, char **argv)
 	mc_err_sink = (struct mc_err_sink){ 0 };
 	run_state_unpublish(&run.state, ctx);
 	run_state_free(&run.state);
-	list_clear(&run.seen, &run.n_seen);
-	list_clear(&run.errors, &run.n_errors);
+	list_clear(&run.seen, &run.n_seen, &run.cap_seen);
+	list_clear(&run.errors, &run.n_errors, &run.cap_errors);
 	mc_export_free(run.export);
 	mc_policy_free(req.pol);
 	mc_profile_free(&p);
 	mc_self_group_free(&self_group);
 	return once ? rc : MC_EXIT_OK;
 }
+
+static const struct mc_opt run_opt_once = {
+	"once", 0, MC_OPT_FLAG, NULL, "one interval, then exit with its status",
+	MC_COMPLETE_NONE, NULL, false, offsetof(struct run_opts, once),
+};
+static const struct mc_opt run_opt_dry_run = {
+	"dry-run", 0, MC_OPT_FLAG, NULL, "log the decisions, write nothing",
+	MC_COMPLETE_NONE, NULL, false, offsetof(struct run_opts, dry_run),
+};
+static const struct mc_opt run_opt_no_mlock = {
+	"no-mlock", 0, MC_OPT_FLAG, NULL, "do not lock memctl's memory",
+	MC_COMPLETE_NONE, NULL, false, offsetof(struct run_opts, no_mlock),
+};
+static const struct mc_opt run_opt_export = {
+	"export", 0, MC_OPT_STRING, "FILE", "rewrite FILE atomically with the metrics every interval",
+	MC_COMPLETE_FILE, NULL, false, offsetof(struct run_opts, export_file),
+};
+static const struct mc_opt run_opt_output = {
+	"output", 'o', MC_OPT_OUTPUT, "FORMAT", "of --export: prom (default) or json",
+	MC_COMPLETE_WORDS, "prom json", false, offsetof(struct run_opts, out),
+};
 
 const struct mc_cmd cmd_run_entry = {
 	.name = "run",
@@ -573,12 +607,16 @@ const struct mc_cmd cmd_run_entry = {
 	.flags = CMD_NEED_HOST,
 	.summary = "apply, then keep the profile and policies right every interval",
 	.help = "Logs one line per decision to stderr (journald priorities when run by systemd).\n"
-		"--once: one interval; --dry-run: log decisions, write nothing;\n"
-		"--no-mlock: do not lock memctl's memory.\n"
-		"--export FILE: rewrite FILE atomically every interval with the metrics of\n"
-		"the profile's groups and the engine's decisions (-o json: JSON, else the\n"
-		"Prometheus text format; see memctl export).\n"
+		"--export FILE holds the metrics of the profile's groups and the engine's\n"
+		"decisions (see memctl export).\n"
 		"SIGHUP reloads the profile (a broken one is reported, the old one kept);\n"
 		"SIGTERM and SIGINT stop after the current interval.\n",
+	.arg_complete = { MC_COMPLETE_PROFILE },
+	.opts = (const struct mc_opt *const[]){ &run_opt_once, &run_opt_dry_run, &run_opt_no_mlock,
+						&run_opt_export, &run_opt_output, &mc_opt_state_dir,
+						&mc_opt_insecure_profile, &mc_opt_cgroup_root,
+						NULL },
+	.opts_size = sizeof(struct run_opts),
+	.opts_default = &(const struct run_opts){ .out = MC_OUT_PROM },
 	.exec = cmd_run_exec,
 };

@@ -50,7 +50,7 @@ static int parse_assignments(struct mc_group_spec *g, const char *abs, int argc,
 	return bad ? -EINVAL : 0;
 }
 
-static int cmd_set_exec(struct mc_ctx *ctx, int argc, char **argv)
+static int cmd_set_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
 	struct mc_group_spec g = { .thp = -1 };
 	struct mc_profile p = { .file = "(command line)", .version = 1 };
@@ -59,11 +59,9 @@ static int cmd_set_exec(struct mc_ctx *ctx, int argc, char **argv)
 	const char *why;
 	int rc = MC_EXIT_INVALID, r;
 
-	r = mc_resolve_group(ctx, argv[0], &abs);
-	if (r < 0) {
-		mc_err("invalid group '%s': %s", argv[0], mc_strerror(r));
-		return MC_EXIT_INVALID;
-	}
+	if ((rc = mc_resolve_group(ctx, argv[0], &abs)) != 0)
+		return rc;
+	rc = MC_EXIT_INVALID;
 	slash = strrchr(abs, '/');
 	if (!slash[1]) {
 		mc_err("cannot set knobs of the root cgroup");
@@ -107,7 +105,9 @@ const struct mc_cmd cmd_set_entry = {
 	.max_args = -1,
 	.flags = CMD_NEED_HOST,
 	.summary = "change knobs of one existing group, with apply's checks and rollback",
-	.help = "KNOB: max high low min soft_limit swap_max (or a file name such as memory.max).\n"
-		"VALUE: bytes, 512M, 2G, 25% of the parent's effective limit, or max.\n",
+	.help = "VALUE: bytes, 512M, 2G, 25% of the parent's effective limit, or max.\n",
+	.arg_complete = { MC_COMPLETE_GROUP, MC_COMPLETE_KNOB_SET },
+	.opts = (const struct mc_opt *const[]){ &mc_opt_parent, &mc_opt_state_dir, &mc_opt_no_wait,
+						&mc_opt_quiet, &mc_opt_cgroup_root, NULL },
 	.exec = cmd_set_exec,
 };

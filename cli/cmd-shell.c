@@ -11,6 +11,13 @@
  * ("memctl: FILE:LINE: ...") and stops the script with its exit status,
  * unless --keep-going, which runs every line and exits with the status of
  * the last failing one.
+ *
+ * Each line is parsed from scratch on a copy of the shell's context, so an
+ * option given on one line (-p, --insecure-profile, --cgroup-root) holds
+ * for that line only. A script may run another with -f (an include), at
+ * most SHELL_MAX_DEPTH deep, so a script that runs itself stops with an
+ * error instead of exhausting the stack. A -f script decides what root
+ * writes as much as a profile does, and gets the same trust check.
  */
 #include <errno.h>
 #include <signal.h>
@@ -22,39 +29,47 @@
 #include <readline/readline.h>
 
 #include "cmd.h"
+#include "columns.h"
 #include "subtree.h"
 
 #define SHELL_MAX_ARGS 128
 #define SHELL_HISTORY_LINES 2000
+#define SHELL_MAX_DEPTH 8          /* scripts running scripts (-f inside -f) */
+#define SHELL_MAX_LINE 65536       /* bytes of one script line */
+#define SHELL_MAX_SCRIPT MC_PROFILE_MAX_BYTES   /* bytes of a -f script */
+
+struct shell_opts {
+	const char *file;         /* -f FILE ('-': stdin) */
+	bool keep_going;
+};
 
 static struct mc_ctx *shell_ctx;   /* for readline's completion callbacks */
 
-/*
- * Splits a line into words: blanks separate, '...' and "..." quote,
- * backslash escapes one character outside single quotes. Returns the
- * number of words (0: empty or comment), -EINVAL for an unterminated quote
- * or too many words. The words point into buf (a copy the caller frees).
- */
-static int split_words(const char *line, char **ret_buf, char **argv, int max)
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+int mc_line_split(const char *line, char **ret_buf, char **argv, int max)
 {
 	char *buf = malloc(strlen(line) + 1), *w = buf;
 	const char *p = line;
 	int argc = 0;
 
+	*ret_buf = buf;
 	if (!buf)
 		return -ENOMEM;
-	*ret_buf = buf;
 	for (;;) {
 		char quote = 0;
 
-		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		while (is_blank(*p))
 			p++;
 		if (!*p || *p == '#')
 			break;
 		if (argc == max)
 			return -E2BIG;
 		argv[argc++] = w;
-		for (; *p && (quote || (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')); p++) {
+		for (; *p && (quote || !is_blank(*p)); p++) {
 			if (quote && *p == quote)
 				quote = 0;
 			else if (!quote && (*p == '\'' || *p == '"'))
@@ -70,6 +85,27 @@ static int split_words(const char *line, char **ret_buf, char **argv, int max)
 	}
 	argv[argc] = NULL;
 	return argc;
+}
+
+int mc_line_quote(const char *word, char **ret)
+{
+	char *q = malloc(2 * strlen(word) + 3), *o = q;
+
+	if (!q)
+		return -ENOMEM;
+	if (!*word) {
+		strcpy(q, "''");
+		*ret = q;
+		return 0;
+	}
+	for (const char *p = word; *p; p++) {
+		if (is_blank(*p) || *p == '\'' || *p == '"' || *p == '\\' || (*p == '#' && p == word))
+			*o++ = '\\';
+		*o++ = *p;
+	}
+	*o = '\0';
+	*ret = q;
+	return 0;
 }
 
 static void shell_help(FILE *f, int argc, char **argv)
@@ -95,7 +131,7 @@ static int run_line(struct mc_ctx *ctx, const char *line, bool *ret_quit, bool *
 
 	*ret_empty = false;
 	argv[0] = "memctl";
-	argc = split_words(line, &buf, argv + 1, SHELL_MAX_ARGS);
+	argc = mc_line_split(line, &buf, argv + 1, SHELL_MAX_ARGS);
 	if (argc < 0) {
 		mc_err("%s", argc == -EINVAL ? "unterminated quote" :
 			     argc == -E2BIG ? "too many words" : "out of memory");
@@ -113,9 +149,6 @@ static int run_line(struct mc_ctx *ctx, const char *line, bool *ret_quit, bool *
 	} else if (strcmp(argv[1], "help") == 0) {
 		shell_help(ctx->out_f, argc, argv + 1);
 		rc = MC_EXIT_OK;
-	} else if (strcmp(argv[1], "shell") == 0) {
-		mc_err("already in the shell");
-		rc = MC_EXIT_INVALID;
 	} else {
 		rc = mc_main(ctx, argc + 1, argv);
 	}
@@ -165,7 +198,7 @@ static char *words_generator(const char *text, int state)
 	return NULL;
 }
 
-/* Group paths below the parent, from a walk of the live tree. */
+/* Group paths below the parent, from a walk of the live tree, quoted for a line. */
 static void add_groups(void)
 {
 	struct mc_subtree *rd = NULL;
@@ -175,8 +208,14 @@ static void add_groups(void)
 							 &parent) < 0)
 		return;
 	if (mc_subtree_new(shell_ctx->host, parent, &rd) == 0 && mc_subtree_scan(rd, true) >= 0)
-		for (size_t i = 1; i < mc_subtree_count(rd); i++)
-			words_add(mc_subtree_entry(rd, i)->path);
+		for (size_t i = 1; i < mc_subtree_count(rd); i++) {
+			char *q;
+
+			if (mc_line_quote(mc_subtree_entry(rd, i)->path, &q) == 0) {
+				words_add(q);
+				free(q);
+			}
+		}
 	mc_subtree_free(rd);
 	free(parent);
 }
@@ -193,31 +232,37 @@ static void add_knobs(bool assign)
 		words_add("usage");
 }
 
-/* Which command the line starts with (after options), and the word index of text. */
-static const struct mc_cmd *line_command(int start, int *ret_index)
+static void add_opt(const struct mc_opt *o, void *arg)
 {
-	char *argv[SHELL_MAX_ARGS + 1], *buf = NULL, *head = strndup(rl_line_buffer, (size_t)start);
+	char w[64];
+
+	snprintf(w, sizeof(w), "--%s", o->name);
+	words_add(w);
+	if (o->short_name) {
+		snprintf(w, sizeof(w), "-%c", o->short_name);
+		words_add(w);
+	}
+}
+
+/*
+ * The command of the line before the word being completed, and what that
+ * word is: an option's value (*ret_opt) or argument *ret_index (0: the
+ * command itself).
+ */
+static const struct mc_cmd *line_command(int start, int *ret_index, const struct mc_opt **ret_opt)
+{
+	char *argv[SHELL_MAX_ARGS + 2], *buf = NULL, *head = strndup(rl_line_buffer, (size_t)start);
 	const struct mc_cmd *cmd = NULL;
-	int argc, index = 0;
+	int argc;
 
 	*ret_index = 0;
-	if (!head)
-		return NULL;
-	argc = split_words(head, &buf, argv, SHELL_MAX_ARGS);
-	for (int i = 0; i < argc; i++) {
-		if (!cmd && argv[i][0] == '-')
-			continue;
-		if (!cmd) {
-			for (const struct mc_cmd *const *c = mc_cmd_table; *c; c++)
-				if (strcmp((*c)->name, argv[i]) == 0)
-					cmd = *c;
-			if (!cmd)
-				break;
-			continue;
-		}
-		index++;
+	*ret_opt = NULL;
+	argv[0] = "memctl";
+	argc = head ? mc_line_split(head, &buf, argv + 1, SHELL_MAX_ARGS) : -ENOMEM;
+	if (argc >= 0) {
+		argc++;
+		cmd = mc_complete_position(argc, argv, ret_opt, ret_index);
 	}
-	*ret_index = cmd ? index + 1 : 0;
 	free(buf);
 	free(head);
 	return cmd;
@@ -225,32 +270,58 @@ static const struct mc_cmd *line_command(int start, int *ret_index)
 
 static char **shell_complete(const char *text, int start, int end)
 {
+	const struct mc_opt *opt;
 	const struct mc_cmd *cmd;
+	enum mc_complete what;
 	int index;
 
 	rl_attempted_completion_over = 1;
 	words_clear();
-	cmd = line_command(start, &index);
-	if (index == 0) {
+	cmd = line_command(start, &index, &opt);
+	if (!opt && text[0] == '-') {
+		mc_cmd_each_opt(cmd, add_opt, NULL);
+		return rl_completion_matches(text, words_generator);
+	}
+	if (!opt && index == 0) {
 		for (const struct mc_cmd *const *c = mc_cmd_table; *c; c++)
 			words_add((*c)->name);
 		words_add("help");
 		words_add("exit");
 		words_add("quit");
-	} else if (!cmd) {
-		return NULL;
-	} else if (strcmp(cmd->args, "PROFILE") == 0) {
+		return rl_completion_matches(text, words_generator);
+	}
+	what = opt ? opt->complete : mc_cmd_arg_complete(cmd, index - 1);
+	switch (what) {
+	case MC_COMPLETE_FILE:
+	case MC_COMPLETE_DIR:
+	case MC_COMPLETE_PROFILE:
 		rl_attempted_completion_over = 0;   /* readline's file names */
 		return NULL;
-	} else if (index == 1 && strncmp(cmd->args, "GROUP", 5) == 0) {
+	case MC_COMPLETE_GROUP:
 		add_groups();
-		rl_completion_append_character = ' ';
-	} else if (strcmp(cmd->name, "set") == 0) {
+		break;
+	case MC_COMPLETE_KNOB_SET:
 		add_knobs(true);
 		rl_completion_append_character = '\0';
-	} else if (strcmp(cmd->name, "get") == 0) {
+		break;
+	case MC_COMPLETE_KNOB:
 		add_knobs(false);
-	} else {
+		break;
+	case MC_COMPLETE_COLUMN:
+		for (size_t i = 0; i < top_n_cols; i++)
+			words_add(top_cols[i].name);
+		break;
+	case MC_COMPLETE_WORDS:
+		for (const char *w = opt ? opt->words : cmd->arg_words; w && *w;
+		     w += strcspn(w, " "), w += strspn(w, " ")) {
+			char *one = strndup(w, strcspn(w, " "));
+
+			if (one)
+				words_add(one);
+			free(one);
+		}
+		break;
+	default:
 		return NULL;
 	}
 	return rl_completion_matches(text, words_generator);
@@ -320,58 +391,126 @@ static int run_interactive(struct mc_ctx *ctx)
 	return rc;
 }
 
-static int run_script(struct mc_ctx *ctx, FILE *in, const char *name)
+/*
+ * One line of a script, checked: a NUL byte or an over-long line is an
+ * error of its own (the line is not run). Returns the exit status.
+ */
+static int script_line(struct mc_ctx *ctx, const char *name, unsigned long no, char *line,
+		       size_t len, bool *ret_quit)
+{
+	bool empty;
+
+	if (memchr(line, '\0', len)) {
+		mc_err("%s:%lu: the line holds a NUL byte; not run", name, no);
+		return MC_EXIT_INVALID;
+	}
+	if (len > SHELL_MAX_LINE) {
+		mc_err("%s:%lu: the line is longer than %d bytes; not run", name, no, SHELL_MAX_LINE);
+		return MC_EXIT_INVALID;
+	}
+	return run_line(ctx, line, ret_quit, &empty);
+}
+
+static int run_script(struct mc_ctx *ctx, const struct shell_opts *o, FILE *in, const char *name)
 {
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned long no = 0;
 	int last_fail = MC_EXIT_OK;
 	bool quit = false;
+	ssize_t len;
 
-	while (!quit && getline(&line, &cap, in) >= 0) {
-		bool empty;
+	while (!quit && (len = getline(&line, &cap, in)) >= 0) {
 		int rc;
 
 		no++;
-		rc = run_line(ctx, line, &quit, &empty);
+		rc = script_line(ctx, name, no, line, (size_t)len, &quit);
 		if (rc == MC_EXIT_OK)
 			continue;
 		line[strcspn(line, "\n")] = '\0';
 		mc_err("%s:%lu: '%s' failed (exit status %d)%s", name, no, line, rc,
-		       ctx->keep_going ? "" : "; stopping");
+		       o->keep_going ? "" : "; stopping");
 		last_fail = rc;
-		if (!ctx->keep_going)
+		if (!o->keep_going)
 			break;
 	}
 	free(line);
 	return last_fail;
 }
 
-static int cmd_shell_exec(struct mc_ctx *ctx, int argc, char **argv)
+/*
+ * Runs the -f script at path: read whole with the checks of every input
+ * file (a regular file, read consistently, and as root the trust check of
+ * profiles: a script decides what root does as much as a profile does).
+ */
+static int run_script_file(struct mc_ctx *ctx, const struct shell_opts *o, const char *path)
 {
-	struct mc_ctx base = *ctx;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
 	int rc;
 
-	base.script = NULL;   /* a line's own -f would start another shell */
-	shell_ctx = &base;
-	if (ctx->script) {
-		FILE *f = strcmp(ctx->script, "-") == 0 ? stdin : fopen(ctx->script, "re");
+	if ((rc = mc_read_input(ctx, "script", path, SHELL_MAX_SCRIPT, &buf, &len)) != 0)
+		return rc;
+	f = len ? fmemopen(buf, len, "r") : NULL;
+	if (!f && len) {
+		mc_err("cannot read script '%s': %s", path, mc_strerror(-errno));
+		free(buf);
+		return MC_EXIT_HOST;
+	}
+	rc = f ? run_script(ctx, o, f, path) : MC_EXIT_OK;
+	if (f)
+		fclose(f);
+	free(buf);
+	return rc;
+}
 
-		if (!f) {
-			mc_err("cannot read script '%s': %s", ctx->script, mc_strerror(-errno));
-			return MC_EXIT_INVALID;
+static int cmd_shell_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
+{
+	const struct shell_opts *o = opts;
+	struct mc_ctx base = *ctx;
+	struct mc_ctx *outer = shell_ctx;
+	int rc;
+
+	if (ctx->depth > 0 && !o->file) {
+		mc_err("already in the shell");
+		return MC_EXIT_INVALID;
+	}
+	if (ctx->depth >= SHELL_MAX_DEPTH) {
+		mc_err("scripts run scripts more than %d deep (one that runs itself?); not running '%s'",
+		       SHELL_MAX_DEPTH, o->file);
+		return MC_EXIT_INVALID;
+	}
+	base.depth = ctx->depth + 1;
+	shell_ctx = &base;
+	if (o->file && strcmp(o->file, "-") == 0) {
+		if (ctx->reading_stdin) {
+			mc_err("'-f -' inside a script that reads stdin itself");
+			rc = MC_EXIT_INVALID;
+		} else {
+			base.reading_stdin = true;
+			rc = run_script(&base, o, stdin, "<stdin>");
 		}
-		rc = run_script(&base, f, ctx->script);
-		if (f != stdin)
-			fclose(f);
+	} else if (o->file) {
+		rc = run_script_file(&base, o, o->file);
 	} else if (isatty(STDIN_FILENO)) {
 		rc = run_interactive(&base);
 	} else {
-		rc = run_script(&base, stdin, "<stdin>");
+		base.reading_stdin = true;
+		rc = run_script(&base, o, stdin, "<stdin>");
 	}
-	shell_ctx = NULL;
+	shell_ctx = outer;
 	return rc;
 }
+
+static const struct mc_opt shell_opt_file = {
+	"file", 'f', MC_OPT_STRING, "FILE", "run the commands in FILE ('-': stdin)",
+	MC_COMPLETE_FILE, NULL, false, offsetof(struct shell_opts, file),
+};
+static const struct mc_opt shell_opt_keep_going = {
+	"keep-going", 0, MC_OPT_FLAG, NULL, "go on after a failing line",
+	MC_COMPLETE_NONE, NULL, false, offsetof(struct shell_opts, keep_going),
+};
 
 const struct mc_cmd cmd_shell_entry = {
 	.name = "shell",
@@ -383,7 +522,14 @@ const struct mc_cmd cmd_shell_entry = {
 	.help = "Lines are memctl command lines without 'memctl'; '#' starts a comment.\n"
 		"A script stops at the first failing line (named FILE:LINE) with its exit\n"
 		"status; --keep-going runs on and exits with the last failure's status.\n"
+		"Options given on a line hold for that line only. A line may run another\n"
+		"script with -f FILE, at most 8 deep.\n"
 		"History: ~/.memctl_history ($MEMCTL_HISTORY). Tab completes commands,\n"
-		"groups, knobs and profile paths.\n",
+		"options, groups, knobs and profile paths.\n",
+	.opts = (const struct mc_opt *const[]){ &shell_opt_file, &shell_opt_keep_going,
+						&mc_opt_parent, &mc_opt_state_dir, &mc_opt_no_wait,
+						&mc_opt_quiet, &mc_opt_insecure_profile,
+						&mc_opt_cgroup_root, NULL },
+	.opts_size = sizeof(struct shell_opts),
 	.exec = cmd_shell_exec,
 };

@@ -102,20 +102,23 @@ static void policy_mechs(const struct mc_host_status *st, struct policy_mech ret
  * self), and who writes it by systemd's single-writer rule (host/systemd.c).
  * Warns on stderr when that is systemd without delegation.
  */
-static int parent_check(struct mc_ctx *ctx, char **ret_parent, struct mc_sd_check *ret)
+static int parent_check(struct mc_ctx *ctx, const char *profile, char **ret_parent,
+			struct mc_sd_check *ret)
 {
 	struct mc_profile p;
 	const char *spec = ctx->parent;
 	int r, rc;
 
-	if (ctx->profile) {
-		if ((rc = mc_load_profile(ctx->profile, &p)) != 0)
+	if (profile) {
+		if ((rc = mc_load_profile(ctx, profile, &p)) != 0)
 			return rc;
 		spec = p.parent;
 	}
 	r = mc_host_resolve_parent(ctx->host, spec, ret_parent);
-	if (r < 0)
-		mc_err("cannot resolve parent '%s': %s", spec, mc_strerror(r));
+	if (r < 0 && profile)
+		mc_err("%s: parent: cannot resolve '%s': %s", profile, spec, mc_strerror(r));
+	else if (r < 0)
+		mc_err("invalid parent '%s' (-p, --parent): %s", spec, mc_resolve_why(r, false));
 	else if ((r = mc_host_sd_check(ctx->host, *ret_parent, ret)) < 0) {
 		mc_err("cannot check parent '%s' against systemd: %s", *ret_parent, mc_strerror(r));
 		free(*ret_parent);
@@ -124,7 +127,7 @@ static int parent_check(struct mc_ctx *ctx, char **ret_parent, struct mc_sd_chec
 		mc_err("warning: systemd writes '%s' (%s): run memctl in a unit with Delegate=yes "
 		       "and manage groups below its cgroup (see SYSTEMD in memctl(8))", *ret_parent,
 		       ret->owner == MC_SD_ROOT ? "-.slice" : ret->unit);
-	if (ctx->profile)
+	if (profile)
 		mc_profile_free(&p);
 	return r == -ENOMEM ? MC_EXIT_HOST : r < 0 ? MC_EXIT_INVALID : 0;
 }
@@ -235,6 +238,11 @@ static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, boo
 		st->cpus_online, st->numa_nodes, journal ? "true" : "false");
 }
 
+struct status_opts {
+	enum mc_output out;
+	const char *profile;
+};
+
 /* The journal line: what a pending journal says happened, and what to do. */
 static void journal_text(FILE *f, const struct mc_pending *p)
 {
@@ -262,8 +270,9 @@ static void journal_text(FILE *f, const struct mc_pending *p)
 	}
 }
 
-static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
+static int cmd_status_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
+	const struct status_opts *o = opts;
 	const struct mc_host_status *st = mc_host_status(ctx->host);
 	struct mc_pending pend;
 	bool journal;
@@ -278,11 +287,11 @@ static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
 		return MC_EXIT_HOST;
 	}
 	journal = pend.kind != MC_PENDING_NONE;
-	if ((rc = parent_check(ctx, &parent, &sd)) != 0) {
+	if ((rc = parent_check(ctx, o->profile, &parent, &sd)) != 0) {
 		mc_pending_free(&pend);
 		return rc;
 	}
-	if (ctx->out == MC_OUT_JSON) {
+	if (o->out == MC_OUT_JSON) {
 		status_json(ctx, st, journal, parent, &sd);
 		mc_pending_free(&pend);
 		free(parent);
@@ -311,7 +320,7 @@ static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
 			st->mounts[i].options);
 	fputs("knobs\n", f);
 	for (int k = 0; k < MC_KNOB__COUNT; k++)
-		fprintf(f, "  %-*s %-9s %s\n", MC_NAME_COL, mc_knob_info(k)->name, mech_name(st->knob[k].mech),
+		fprintf(f, "  %-*s %-9s %s\n", mc_name_col(), mc_knob_info(k)->name, mech_name(st->knob[k].mech),
 			st->knob[k].how);
 	fputs("policies (memctl run)\n", f);
 	{
@@ -319,19 +328,28 @@ static int cmd_status_exec(struct mc_ctx *ctx, int argc, char **argv)
 
 		policy_mechs(st, pm);
 		for (int i = 0; i < 5; i++)
-			fprintf(f, "  %-*s %-9s %s\n", MC_NAME_COL, pm[i].name, mech_name(pm[i].mech),
+			fprintf(f, "  %-*s %-9s %s\n", mc_name_col(), pm[i].name, mech_name(pm[i].mech),
 				pm[i].how);
 	}
 	fputs("features\n", f);
 	features(st, fe);
 	for (int i = 0; i < N_FEATURES; i++) {
 		if (fe[i].present)
-			fprintf(f, "  %-*s yes\n", MC_NAME_COL, fe[i].name);
+			fprintf(f, "  %-*s yes\n", mc_name_col(), fe[i].name);
 		else
-			fprintf(f, "  %-*s no        %s\n", MC_NAME_COL, fe[i].name, fe[i].absent_means);
+			fprintf(f, "  %-*s no        %s\n", mc_name_col(), fe[i].name, fe[i].absent_means);
 	}
 	return MC_EXIT_OK;
 }
+
+static const struct mc_opt status_opt_output = {
+	"output", 'o', MC_OPT_OUTPUT, "FORMAT", "text (default) or json",
+	MC_COMPLETE_WORDS, "text json", false, offsetof(struct status_opts, out),
+};
+static const struct mc_opt status_opt_profile = {
+	"profile", 0, MC_OPT_STRING, "FILE", "say who writes FILE's parent (systemd's single writer)",
+	MC_COMPLETE_PROFILE, NULL, false, offsetof(struct status_opts, profile),
+};
 
 const struct mc_cmd cmd_status_entry = {
 	.name = "status",
@@ -344,5 +362,9 @@ const struct mc_cmd cmd_status_entry = {
 		"another way) or missing (reported, not applied).\n"
 		"Also who writes the parent (-p, or --profile FILE's parent) by systemd's\n"
 		"single-writer rule: a warning when systemd manages it without delegation.\n",
+	.opts = (const struct mc_opt *const[]){ &status_opt_output, &status_opt_profile,
+						&mc_opt_parent, &mc_opt_state_dir,
+						&mc_opt_insecure_profile, &mc_opt_cgroup_root, NULL },
+	.opts_size = sizeof(struct status_opts),
 	.exec = cmd_status_exec,
 };

@@ -15,6 +15,16 @@
 #include "render.h"
 #include "top.h"
 
+struct top_opts {
+	enum mc_output out;
+	bool batch;
+	long iterations;          /* 0: until stopped */
+	double delay;             /* seconds between refreshes */
+	const char *profile;
+	const char *sort;
+	const char *columns;
+};
+
 static double now_seconds(void)
 {
 	struct timespec t;
@@ -72,7 +82,6 @@ static int top_edit(void *arg, const char *group_abs, const char *assignment, ch
 
 	ctx.no_wait = true;   /* a held lock fails the edit instead of freezing the screen */
 	ctx.quiet = false;
-	ctx.out = MC_OUT_TEXT;
 	ctx.out_f = open_memstream(&out, &out_len);
 	if (!errf || !ctx.out_f) {
 		if (errf)
@@ -86,7 +95,7 @@ static int top_edit(void *arg, const char *group_abs, const char *assignment, ch
 	fflush(stderr);
 	saved = dup(STDERR_FILENO);
 	dup2(fileno(errf), STDERR_FILENO);
-	rc = set->exec(&ctx, 2, argv);
+	rc = set->exec(&ctx, NULL, 2, argv);
 	fflush(stderr);
 	if (saved >= 0) {
 		dup2(saved, STDERR_FILENO);
@@ -104,19 +113,20 @@ static int top_edit(void *arg, const char *group_abs, const char *assignment, ch
 	return rc;
 }
 
-static int run_batch(struct mc_ctx *ctx, struct top_model *m, const int *cols, size_t n_cols)
+static int run_batch(struct mc_ctx *ctx, const struct top_opts *o, struct top_model *m,
+		     const int *cols, size_t n_cols)
 {
 	double next = now_seconds();
 	struct mc_buf out = { 0 };
 	int rc = MC_EXIT_OK;
 
-	for (long i = 0; ctx->iterations == 0 || i < ctx->iterations; i++) {
+	for (long i = 0; o->iterations == 0 || i < o->iterations; i++) {
 		int r;
 
 		if (i > 0) {
 			double left;
 
-			next += ctx->delay;
+			next += o->delay;
 			left = next - now_seconds();
 			if (left > 0) {
 				struct timespec ts = { (time_t)left,
@@ -134,7 +144,7 @@ static int run_batch(struct mc_ctx *ctx, struct top_model *m, const int *cols, s
 			break;
 		}
 		mc_buf_reset(&out);
-		if (ctx->out == MC_OUT_JSON)
+		if (o->out == MC_OUT_JSON)
 			top_render_json(&out, m, cols, n_cols);
 		else
 			top_render_text(&out, m, cols, n_cols);
@@ -153,8 +163,9 @@ static int run_batch(struct mc_ctx *ctx, struct top_model *m, const int *cols, s
 	return rc;
 }
 
-static int cmd_top_exec(struct mc_ctx *ctx, int argc, char **argv)
+static int cmd_top_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
+	const struct top_opts *o = opts;
 	struct mc_profile prof;
 	struct mc_policy *pol = NULL;
 	struct top_model m;
@@ -165,17 +176,17 @@ static int cmd_top_exec(struct mc_ctx *ctx, int argc, char **argv)
 	size_t n_cols = 0;
 	int rc = MC_EXIT_OK, r;
 
-	if (ctx->columns && strcmp(ctx->columns, "help") == 0) {
+	if (o->columns && strcmp(o->columns, "help") == 0) {
 		for (size_t i = 0; i < top_n_cols; i++)
 			fprintf(ctx->out_f, "%-14s %-8s %s\n", top_cols[i].name, top_cols[i].title,
 				top_cols[i].help);
 		return MC_EXIT_OK;
 	}
-	if (!ctx->batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+	if (!o->batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		mc_err("top needs a terminal; use 'memctl top -b' for text output");
 		return MC_EXIT_INVALID;
 	}
-	r = top_cols_parse(ctx->columns ? ctx->columns : "", &cols, &n_cols, &bad);
+	r = top_cols_parse(o->columns ? o->columns : "", &cols, &n_cols, &bad);
 	if (r == -EINVAL) {
 		mc_err("unknown column '%.*s' (see 'memctl top --help')", (int)strcspn(bad, ","), bad);
 		return MC_EXIT_INVALID;
@@ -184,16 +195,14 @@ static int cmd_top_exec(struct mc_ctx *ctx, int argc, char **argv)
 		mc_err("out of memory");
 		return MC_EXIT_HOST;
 	}
-	if (!ctx->columns) {
+	if (!o->columns) {
 		n_cols = 0;
 		for (size_t i = 0; i < top_n_cols; i++)
 			cols[n_cols++] = (int)i;
 	}
-	r = mc_host_resolve_parent(ctx->host, ctx->parent, &parent);
-	if (r < 0) {
-		mc_err("invalid parent '%s': %s", ctx->parent, mc_strerror(r));
+	if ((rc = mc_resolve_parent_opt(ctx, &parent)) != 0) {
 		free(cols);
-		return MC_EXIT_INVALID;
+		return rc;
 	}
 	r = top_model_init(&m, ctx->host, parent);
 	if (r < 0) {
@@ -208,8 +217,8 @@ static int cmd_top_exec(struct mc_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	/* the screen shows the biggest first, like top; batch keeps tree order */
-	if (ctx->sort || !ctx->batch) {
-		const char *sort = ctx->sort ? ctx->sort : "usage";
+	if (o->sort || !o->batch) {
+		const char *sort = o->sort ? o->sort : "usage";
 
 		m.sort_col = top_col_lookup(sort);
 		if (m.sort_col < 0) {
@@ -218,10 +227,10 @@ static int cmd_top_exec(struct mc_ctx *ctx, int argc, char **argv)
 			goto out;
 		}
 	}
-	if (ctx->profile) {
+	if (o->profile) {
 		char *pparent = NULL;
 
-		if ((rc = mc_load_profile(ctx->profile, &prof)) != 0)
+		if ((rc = mc_load_profile(ctx, o->profile, &prof)) != 0)
 			goto out;
 		have_prof = true;
 		if ((rc = mc_policy_for_host(ctx, &pol)) != 0)
@@ -237,14 +246,15 @@ static int cmd_top_exec(struct mc_ctx *ctx, int argc, char **argv)
 			goto out;
 		}
 	}
-	if (ctx->batch) {
-		rc = run_batch(ctx, &m, cols, n_cols);
+	if (o->batch) {
+		rc = run_batch(ctx, o, &m, cols, n_cols);
 	} else {
-		struct top_screen_opts o = { .delay = ctx->delay, .cols = cols, .n_cols = n_cols,
-					     .edit = top_edit, .edit_arg = ctx,
-					     .iterations = ctx->iterations };
+		struct top_screen_opts so = { .delay = o->delay, .cols = cols, .n_cols = n_cols,
+					      .cols_given = o->columns != NULL,
+					      .edit = top_edit, .edit_arg = ctx,
+					      .iterations = o->iterations };
 
-		r = top_screen_run(&m, &o);
+		r = top_screen_run(&m, &so);
 		if (r < 0) {
 			mc_err("top: %s", mc_strerror(r));
 			rc = r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
@@ -260,6 +270,36 @@ out:
 	return rc;
 }
 
+static const struct mc_opt top_opt_batch = {
+	"batch", 'b', MC_OPT_FLAG, NULL, "print refreshes as text (or -o json), no screen",
+	MC_COMPLETE_NONE, NULL, false, offsetof(struct top_opts, batch),
+};
+static const struct mc_opt top_opt_iterations = {
+	"iterations", 'n', MC_OPT_COUNT, "N", "stop after N refreshes",
+	MC_COMPLETE_NONE, NULL, false, offsetof(struct top_opts, iterations),
+};
+static const struct mc_opt top_opt_delay = {
+	"delay", 'd', MC_OPT_SECONDS, "SECONDS", "time between refreshes (default 1)",
+	MC_COMPLETE_NONE, NULL, false, offsetof(struct top_opts, delay),
+};
+static const struct mc_opt top_opt_output = {
+	"output", 'o', MC_OPT_OUTPUT, "FORMAT", "with -b: text (default) or json (one line a refresh)",
+	MC_COMPLETE_WORDS, "text json", false, offsetof(struct top_opts, out),
+};
+static const struct mc_opt top_opt_profile = {
+	"profile", 0, MC_OPT_STRING, "FILE",
+	"show the engine's decisions and working sets for FILE (nothing is written)",
+	MC_COMPLETE_PROFILE, NULL, false, offsetof(struct top_opts, profile),
+};
+static const struct mc_opt top_opt_sort = {
+	"sort", 0, MC_OPT_STRING, "COLUMN", "sort siblings by COLUMN (default usage; -b: tree order)",
+	MC_COMPLETE_COLUMN, NULL, false, offsetof(struct top_opts, sort),
+};
+static const struct mc_opt top_opt_columns = {
+	"columns", 0, MC_OPT_STRING, "LIST", "columns to show, comma-separated ('help' lists them)",
+	MC_COMPLETE_COLUMN, NULL, false, offsetof(struct top_opts, columns),
+};
+
 const struct mc_cmd cmd_top_entry = {
 	.name = "top",
 	.args = "",
@@ -267,10 +307,14 @@ const struct mc_cmd cmd_top_entry = {
 	.max_args = 0,
 	.flags = CMD_NEED_HOST,
 	.summary = "watch the groups below the parent: usage, limits, reclaim, decisions",
-	.help = "-b: batch (text, or JSON lines with -o json); -n N: N refreshes; -d SECONDS;\n"
-		"-p PARENT (default self, / for the whole hierarchy); --profile FILE: show the\n"
-		"engine's decisions and working-set estimates (nothing is written);\n"
-		"--sort COLUMN; --columns LIST (comma-separated; '--columns help' lists them).\n"
+	.help = "-p / for the whole hierarchy. '--columns help' lists the columns.\n"
 		"Keys: ? shows them all; q quits.\n",
+	.opts = (const struct mc_opt *const[]){ &top_opt_batch, &top_opt_iterations, &top_opt_delay,
+						&top_opt_output, &top_opt_profile, &top_opt_sort,
+						&top_opt_columns, &mc_opt_parent, &mc_opt_state_dir,
+						&mc_opt_insecure_profile, &mc_opt_cgroup_root,
+						NULL },
+	.opts_size = sizeof(struct top_opts),
+	.opts_default = &(const struct top_opts){ .delay = 1.0 },
 	.exec = cmd_top_exec,
 };

@@ -11,10 +11,8 @@
 #include "cmd.h"
 #include "file.h"
 
-bool mc_insecure_profiles;
-
-int mc_read_input(const char *what, const char *path, size_t max, char **ret_buf,
-		  size_t *ret_len)
+int mc_read_input(const struct mc_ctx *ctx, const char *what, const char *path, size_t max,
+		  char **ret_buf, size_t *ret_len)
 {
 	struct mc_read_opts o = {
 		.max = max,
@@ -23,7 +21,7 @@ int mc_read_input(const char *what, const char *path, size_t max, char **ret_buf
 		 * settings: like sshd and sudo with theirs, refuse one that someone
 		 * else could have changed (host/file.h says what is checked).
 		 */
-		.trust = geteuid() == 0 && !mc_insecure_profiles,
+		.trust = geteuid() == 0 && !ctx->insecure_profile,
 		.uid = getuid(),
 	};
 	char *why = NULL;
@@ -43,14 +41,14 @@ int mc_read_input(const char *what, const char *path, size_t max, char **ret_buf
 	return r < 0 ? MC_EXIT_INVALID : 0;
 }
 
-int mc_load_profile(const char *path, struct mc_profile *ret)
+int mc_load_profile(const struct mc_ctx *ctx, const char *path, struct mc_profile *ret)
 {
 	struct mc_diags d = { 0 };
 	char *buf = NULL;
 	size_t len = 0;
 	int r;
 
-	if ((r = mc_read_input("profile", path, MC_PROFILE_MAX_BYTES, &buf, &len)) != 0)
+	if ((r = mc_read_input(ctx, "profile", path, MC_PROFILE_MAX_BYTES, &buf, &len)) != 0)
 		return r;
 	r = mc_profile_parse(path, buf, len, ret, &d);
 	free(buf);
@@ -65,18 +63,51 @@ int mc_load_profile(const char *path, struct mc_profile *ret)
 	return 0;
 }
 
+const char *mc_resolve_why(int r, bool group)
+{
+	if (r == -EINVAL && group)
+		return "'.', '..' and empty parts are not group names";
+	if (r == -EINVAL)
+		return "not self, self/GROUP or an absolute path of group names ('.', '..' and "
+		       "empty parts are not names)";
+	return mc_strerror(r);
+}
+
+int mc_resolve_parent_opt(struct mc_ctx *ctx, char **ret)
+{
+	int r = mc_host_resolve_parent(ctx->host, ctx->parent, ret);
+
+	if (r < 0) {
+		mc_err("invalid parent '%s' (-p, --parent): %s", ctx->parent, mc_resolve_why(r, false));
+		return r == -ENOMEM ? MC_EXIT_HOST : MC_EXIT_INVALID;
+	}
+	return 0;
+}
+
 int mc_resolve_group(struct mc_ctx *ctx, const char *arg, char **ret)
 {
-	char *spec;
-	int r;
+	char *spec, *parent = NULL;
+	int r, rc;
 
+	/* a relative GROUP is below -p: when -p is what is wrong, say so */
+	if (arg[0] != '/') {
+		if ((rc = mc_resolve_parent_opt(ctx, &parent)) != 0)
+			return rc;
+		free(parent);
+	}
 	if (arg[0] == '/')
 		spec = strdup(arg);
 	else if (asprintf(&spec, "%s/%s", ctx->parent, arg) < 0)
 		spec = NULL;
-	if (!spec)
-		return -ENOMEM;
+	if (!spec) {
+		mc_err("out of memory");
+		return MC_EXIT_HOST;
+	}
 	r = mc_host_resolve_parent(ctx->host, spec, ret);
 	free(spec);
-	return r;
+	if (r < 0) {
+		mc_err("invalid group '%s': %s", arg, mc_resolve_why(r, true));
+		return r == -ENOMEM ? MC_EXIT_HOST : MC_EXIT_INVALID;
+	}
+	return 0;
 }

@@ -41,6 +41,8 @@ const char *mc_strerror(int err)
 		return "an interrupted apply left a journal; run 'memctl rollback' first";
 	case EBADMSG:
 		return "the journal is damaged";
+	case ETIMEDOUT:
+		return "timed out (the kernel was still reclaiming)";
 	case MC_ENOTREG:
 		return "not a regular file";
 	default:

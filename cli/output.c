@@ -131,14 +131,25 @@ const char *mc_fmt_reclaim(const struct mc_step *s, char *buf, size_t len)
 	return buf;
 }
 
-void mc_print_plan(struct mc_ctx *ctx, const struct mc_plan *plan, const char *title)
+int mc_name_col(void)
+{
+	int w = 0;
+
+	for (int k = 0; k < MC_KNOB__COUNT; k++)
+		if ((int)strlen(mc_knob_info((enum mc_knob)k)->name) > w)
+			w = (int)strlen(mc_knob_info((enum mc_knob)k)->name);
+	return w;
+}
+
+void mc_print_plan(struct mc_ctx *ctx, enum mc_output out, const struct mc_plan *plan,
+		   const char *title)
 {
 	FILE *f = ctx->out_f;
 	size_t gw = 5, fw = 4, vw = 0, nr = 0;
 	struct mc_buf group = { 0 }, reason = { 0 };
 	struct mc_step_text *t;
 
-	if (ctx->out == MC_OUT_JSON) {
+	if (out == MC_OUT_JSON) {
 		plan_json(f, plan);
 		return;
 	}

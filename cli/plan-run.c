@@ -109,6 +109,36 @@ static void lock_error(struct mc_ctx *ctx, int r, const struct mc_lock_info *inf
 		mc_err("cannot use the state directory '%s': %s", ctx->state_dir, mc_strerror(r));
 }
 
+/*
+ * Each write that can block in the kernel is bounded: MEMCTL_WRITE_TIMEOUT_MS
+ * (milliseconds, 0 = unbounded), else MC_WRITE_TIMEOUT_MS.
+ */
+static long write_timeout_ms(void)
+{
+	const char *e = getenv("MEMCTL_WRITE_TIMEOUT_MS");
+	char *end;
+	long v;
+
+	if (!e || !*e)
+		return MC_WRITE_TIMEOUT_MS;
+	errno = 0;
+	v = strtol(e, &end, 10);
+	return errno || *end || v < 0 ? -1 : v;
+}
+
+static int set_write_timeout(struct mc_ctx *ctx)
+{
+	long ms = write_timeout_ms();
+
+	if (ms < 0) {
+		mc_err("MEMCTL_WRITE_TIMEOUT_MS: not a number of milliseconds: '%s'",
+		       getenv("MEMCTL_WRITE_TIMEOUT_MS"));
+		return MC_EXIT_INVALID;
+	}
+	mc_host_set_write_timeout(ctx->host, ms);
+	return 0;
+}
+
 int mc_take_lock(struct mc_ctx *ctx, struct mc_lock **ret)
 {
 	struct mc_lock_info info;
@@ -126,7 +156,9 @@ int mc_take_lock(struct mc_ctx *ctx, struct mc_lock **ret)
 	if (r < 0)
 		lock_error(ctx, r, &info);
 	mc_lock_info_free(&info);
-	return r < 0 ? MC_EXIT_HOST : 0;
+	if (r < 0)
+		return MC_EXIT_HOST;
+	return set_write_timeout(ctx);
 }
 
 /*
@@ -160,6 +192,20 @@ static int take_subtree(struct mc_ctx *ctx, struct mc_lock *lock, const struct m
 	return r < 0 ? MC_EXIT_HOST : 0;
 }
 
+/* Why a write timed out: the bound it ran into. */
+static const char *timeout_cause(struct mc_ctx *ctx, char *buf, size_t len)
+{
+	long deadline = mc_host_write_deadline(ctx->host);
+
+	if (deadline)
+		snprintf(buf, len, "not done when this interval's time ran out (the kernel was "
+			 "still reclaiming)");
+	else
+		snprintf(buf, len, "not done after %ld ms (the kernel was still reclaiming; "
+			 "MEMCTL_WRITE_TIMEOUT_MS sets the bound)", write_timeout_ms());
+	return buf;
+}
+
 /* Runs the writes as one transaction; prints what failed. Returns an exit code. */
 static int run_writes(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_plan *plan)
 {
@@ -177,10 +223,12 @@ static int run_writes(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_
 		rc = MC_EXIT_HOST;
 	} else {
 		const struct mc_step *s = &plan->steps[res.failed_step];
-		char *abs = NULL, *msg;
+		char *abs = NULL, *msg, cause[160];
 
 		mc_path_join(plan->parent, s->group, &abs);
-		msg = mc_step_failure(s, abs ? abs : s->group, r, res.readback, mc_strerror(r));
+		msg = mc_step_failure(s, abs ? abs : s->group, r, res.readback,
+				      r == -ETIMEDOUT ? timeout_cause(ctx, cause, sizeof(cause)) :
+				      mc_strerror(r));
 		mc_err("%s", msg ? msg : mc_strerror(r));
 		free(msg);
 		free(abs);
@@ -240,6 +288,7 @@ static void run_reclaims(struct mc_ctx *ctx, struct mc_lock *lock, const struct 
 
 int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req)
 {
+	long start = mc_host_now_ms();
 	struct mc_lock *lock;
 	struct mc_plan plan;
 	int rc;
@@ -264,9 +313,12 @@ int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_
 	if (req->dry_run) {
 		rc = MC_EXIT_OK;
 	} else {
+		if (req->write_budget_ms > 0)
+			mc_host_set_write_deadline(ctx->host, start + req->write_budget_ms);
 		rc = run_writes(ctx, lock, &plan);
 		if (rc == MC_EXIT_OK)
 			run_reclaims(ctx, lock, &plan, p->concurrency, req);
+		mc_host_set_write_deadline(ctx->host, 0);
 	}
 	if (rc == MC_EXIT_OK) {
 		for (size_t i = 0; i < plan.n; i++)

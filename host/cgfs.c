@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host-internal.h"
@@ -271,8 +273,9 @@ int host_write_begin(struct mc_host *h)
 {
 	h->n_write_calls++;
 #ifdef MEMCTL_FAULT_INJECTION
-	if (h->fail_write_at && h->n_write_calls == h->fail_write_at)
-		return -h->fail_write_err;
+	for (size_t i = 0; i < HOST_FAIL_MAX; i++)
+		if (h->fail_write_at[i] && h->n_write_calls == h->fail_write_at[i])
+			return -h->fail_write_err[i];
 #endif
 	return 0;
 }
@@ -284,6 +287,132 @@ void host_write_done(struct mc_host *h)
 	if (h->stop_after_write && h->n_writes_ok == h->stop_after_write)
 		raise(SIGSTOP);
 #endif
+}
+
+/*
+ * Bounded writes. A write that makes the kernel reclaim (a limit below the
+ * usage, memory.reclaim) can take as long as reclaim does. A per-thread
+ * POSIX timer sends the writing thread WRITE_SIGNAL when the write's time is
+ * up; the handler does nothing and is installed without SA_RESTART, so the
+ * kernel, which checks for signals between reclaim passes, stops: v1 gives
+ * up the resize with EINTR and keeps the old limit (reported -ETIMEDOUT),
+ * v2 keeps the new limit and stops reclaiming towards it (the write
+ * succeeds, and reads back as written).
+ */
+#define WRITE_SIGNAL (SIGRTMIN + 2)
+
+static __thread volatile sig_atomic_t write_timed_out;
+static pthread_once_t write_signal_once = PTHREAD_ONCE_INIT;
+static int write_signal_err;
+
+static void on_write_timeout(int sig)
+{
+	write_timed_out = 1;
+}
+
+static void install_write_signal(void)
+{
+	struct sigaction sa = { .sa_handler = on_write_timeout };
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(WRITE_SIGNAL, &sa, NULL) < 0)
+		write_signal_err = -errno;
+}
+
+void mc_host_set_write_timeout(struct mc_host *h, long ms)
+{
+	h->write_timeout_ms = ms > 0 ? ms : 0;
+}
+
+void mc_host_set_write_deadline(struct mc_host *h, long deadline_ms)
+{
+	h->write_deadline_ms = deadline_ms > 0 ? deadline_ms : 0;
+}
+
+long mc_host_write_deadline(const struct mc_host *h)
+{
+	return h->write_deadline_ms;
+}
+
+long mc_host_now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* The time this write may take (0: unbounded), or -ETIMEDOUT past the deadline. */
+static long write_budget(const struct mc_host *h)
+{
+	long ms = h->write_timeout_ms;
+
+	if (h->write_deadline_ms) {
+		long left = h->write_deadline_ms - mc_host_now_ms();
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (!ms || left < ms)
+			ms = left;
+	}
+	return ms;
+}
+
+/* Sleeps ms (the test-only slow write); false when the timer cut it short. */
+static bool injected_delay(long ms)
+{
+	struct timespec d = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&d, &d) < 0)
+		if (write_timed_out)
+			return false;
+	return true;
+}
+
+/* host_write_at within write_budget(h); delay_ms: test-only delay before the write. */
+static int bounded_write(struct mc_host *h, int dirfd, const char *file, int flags,
+			 const char *text, long delay_ms)
+{
+	struct sigevent sev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = WRITE_SIGNAL };
+	struct itimerspec its = { 0 };
+	sigset_t one, old;
+	long ms = write_budget(h);
+	timer_t t;
+	int r;
+
+	if (ms < 0)
+		return (int)ms;
+	if (!ms && !delay_ms)
+		return host_write_at(dirfd, file, flags, text);
+	pthread_once(&write_signal_once, install_write_signal);
+	if (write_signal_err)
+		return write_signal_err;
+	sev._sigev_un._tid = gettid();   /* sigev_notify_thread_id */
+	if (timer_create(CLOCK_MONOTONIC, &sev, &t) < 0)
+		return -errno;
+	sigemptyset(&one);
+	sigaddset(&one, WRITE_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &one, &old);
+	write_timed_out = 0;
+	its.it_value.tv_sec = ms / 1000;
+	its.it_value.tv_nsec = (ms % 1000) * 1000000L;
+	r = ms && timer_settime(t, 0, &its, NULL) < 0 ? -errno : 0;
+	if (r == 0 && delay_ms && !injected_delay(delay_ms))
+		r = -ETIMEDOUT;
+	if (r == 0) {
+		r = host_write_at(dirfd, file, flags, text);
+		if (r == -EINTR && write_timed_out)
+			r = -ETIMEDOUT;
+	}
+	timer_delete(t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (sigismember(&old, WRITE_SIGNAL)) {
+		struct timespec zero = { 0, 0 };
+
+		while (sigtimedwait(&one, NULL, &zero) > 0)
+			;   /* a signal that came after the write: drop it */
+	}
+	return r;
 }
 
 int mc_host_read_knob(struct mc_host *h, const char *group, enum mc_knob k, uint64_t *ret)
@@ -330,7 +459,8 @@ static int knob_write(struct mc_host *h, const char *group, enum mc_knob k, uint
 	if (r < 0)
 		return r;
 	/* O_TRUNC: a fake tree's plain file must not keep a longer old value's tail. */
-	r = host_write_at(gfd, h->caps.file[k], O_TRUNC, val);
+	r = bounded_write(h, gfd, h->caps.file[k], O_TRUNC, val,
+			  counted && h->n_write_calls == h->slow_write_at ? h->slow_write_ms : 0);
 	if (r < 0)
 		goto out;
 	if (counted)
@@ -454,7 +584,7 @@ int mc_host_write_text(struct mc_host *h, const char *group, const char *file, c
 	r = walk(h, group, O_PATH, &gfd, NULL);
 	if (r < 0)
 		return r;
-	r = host_write_at(gfd, file, 0, text);
+	r = bounded_write(h, gfd, file, 0, text, 0);
 	close(gfd);
 	return r;
 }
@@ -526,31 +656,58 @@ static int parse_count(const char *s, const char *end, unsigned long *ret)
 	return 0;
 }
 
+/* One "K:ERRNO" of MEMCTL_FAIL_WRITE (from s to end) into slot i. */
+static int parse_fail(struct mc_host *h, size_t i, const char *s, const char *end)
+{
+	const char *colon = memchr(s, ':', (size_t)(end - s));
+	unsigned long e;
+	int r;
+
+	if (!colon)
+		return -EINVAL;
+	r = parse_count(s, colon, &h->fail_write_at[i]);
+	if (r < 0)
+		return r;
+	h->fail_write_err[i] = 0;
+	for (size_t k = 0; k < sizeof(errno_names) / sizeof(errno_names[0]); k++)
+		if (strlen(errno_names[k].name) == (size_t)(end - colon - 1) &&
+		    memcmp(colon + 1, errno_names[k].name, (size_t)(end - colon - 1)) == 0)
+			h->fail_write_err[i] = errno_names[k].err;
+	if (!h->fail_write_err[i]) {
+		r = parse_count(colon + 1, end, &e);
+		if (r < 0 || e > 4095)
+			return -EINVAL;
+		h->fail_write_err[i] = (int)e;
+	}
+	return 0;
+}
+
 int host_fault_init(struct mc_host *h)
 {
 	const char *fail = getenv("MEMCTL_FAIL_WRITE");
 	const char *stop = getenv("MEMCTL_STOP_AFTER_WRITE");
+	const char *slow = getenv("MEMCTL_SLOW_WRITE");
 	int r;
 
-	if (fail && *fail) {
-		const char *colon = strchr(fail, ':');
-		unsigned long e;
+	for (size_t i = 0; fail && *fail; i++) {
+		const char *end = strchr(fail, ',');
 
-		if (!colon)
+		if (i == HOST_FAIL_MAX)
 			return -EINVAL;
-		r = parse_count(fail, colon, &h->fail_write_at);
-		if (r < 0)
+		if (!end)
+			end = fail + strlen(fail);
+		if ((r = parse_fail(h, i, fail, end)) < 0)
 			return r;
-		h->fail_write_err = 0;
-		for (size_t i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
-			if (strcmp(colon + 1, errno_names[i].name) == 0)
-				h->fail_write_err = errno_names[i].err;
-		if (!h->fail_write_err) {
-			r = parse_count(colon + 1, colon + 1 + strlen(colon + 1), &e);
-			if (r < 0 || e > 4095)
-				return -EINVAL;
-			h->fail_write_err = (int)e;
-		}
+		fail = *end ? end + 1 : end;
+	}
+	if (slow && *slow) {
+		const char *colon = strchr(slow, ':');
+		unsigned long ms;
+
+		if (!colon || parse_count(slow, colon, &h->slow_write_at) < 0 ||
+		    parse_count(colon + 1, colon + 1 + strlen(colon + 1), &ms) < 0 || ms > 3600000)
+			return -EINVAL;
+		h->slow_write_ms = (long)ms;
 	}
 	if (stop && *stop)
 		return parse_count(stop, stop + strlen(stop), &h->stop_after_write);

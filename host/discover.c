@@ -708,6 +708,7 @@ int mc_host_open(const struct mc_host_opts *o, struct mc_host **ret)
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	h->st.cpus_online = cpus > 0 ? (int)cpus : 1;
 	h->st.numa_nodes = count_numa_nodes();
+	h->write_timeout_ms = MC_WRITE_TIMEOUT_MS;
 	r = host_fault_init(h);
 	if (r < 0)
 		goto fail;

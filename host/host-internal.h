@@ -48,6 +48,9 @@ struct host_buf {
 	size_t cap;
 };
 
+/* How many "K:ERRNO" failures MEMCTL_FAIL_WRITE may list. */
+#define HOST_FAIL_MAX 8
+
 struct mc_host {
 	struct mc_host_status st;
 	struct mc_caps caps;
@@ -67,9 +70,14 @@ struct mc_host {
 	 */
 	unsigned long n_write_calls;
 	unsigned long n_writes_ok;
-	unsigned long fail_write_at;   /* 0: off */
-	int fail_write_err;            /* positive errno */
+	unsigned long fail_write_at[HOST_FAIL_MAX];   /* 0: off */
+	int fail_write_err[HOST_FAIL_MAX];            /* positive errno */
 	unsigned long stop_after_write; /* 0: off */
+	unsigned long slow_write_at;    /* MEMCTL_SLOW_WRITE's K (0: off) */
+	long slow_write_ms;             /* and how long that write is delayed */
+
+	long write_timeout_ms;          /* each write's bound (0: none) */
+	long write_deadline_ms;         /* CLOCK_MONOTONIC ms writes must end by (0: none) */
 };
 
 /* Translates a libcgroup ECG* code (or 0) to 0 / -errno. Never calls cgroup_strerror. */

@@ -155,6 +155,23 @@ int mc_host_read_usage(struct mc_host *h, const char *group, uint64_t *ret);
 int mc_host_write_knob_ts(struct mc_host *h, const char *group, enum mc_knob k, uint64_t raw);
 int mc_host_reclaim_v2(struct mc_host *h, const char *group, uint64_t bytes, int node);
 
+/*
+ * Bounds on writes that can block in the kernel (knob writes, memory.reclaim,
+ * cgroup.procs): each ends within timeout_ms (0: unbounded; default
+ * MC_WRITE_TIMEOUT_MS) and, while a deadline is set (CLOCK_MONOTONIC
+ * milliseconds as mc_host_now_ms gives them; 0: none), by the deadline; a
+ * write started after the deadline fails at once. A write cut short fails
+ * with -ETIMEDOUT and the kernel keeps the old value (v1); on v2 the kernel
+ * keeps the new limit and stops reclaiming towards it, and the write counts
+ * as done. The first bounded write installs a do-nothing handler for
+ * SIGRTMIN+2 (the timer's signal) without SA_RESTART.
+ */
+#define MC_WRITE_TIMEOUT_MS 10000
+void mc_host_set_write_timeout(struct mc_host *h, long timeout_ms);
+void mc_host_set_write_deadline(struct mc_host *h, long deadline_ms);
+long mc_host_write_deadline(const struct mc_host *h);
+long mc_host_now_ms(void);
+
 /* Creates / removes a group directory. mkdir: -EEXIST when it exists. */
 int mc_host_mkdir(struct mc_host *h, const char *group);
 int mc_host_rmdir(struct mc_host *h, const char *group);
@@ -203,11 +220,16 @@ void mc_self_group_free(struct mc_self_group *g);
 int mc_path_join(const char *parent, const char *rel, char **ret);
 
 /*
- * Test-only failure injection (compiled in with MEMCTL_FAULT_INJECTION):
- * MEMCTL_FAIL_WRITE="K:ERRNO" makes the K-th knob write of this process fail
- * with that errno (name like EBUSY or a number) before touching the file;
+ * No function here: test-only failure injection, compiled in with
+ * MEMCTL_FAULT_INJECTION and read from the environment when a host is
+ * opened (host_fault_init in cgfs.c).
+ * MEMCTL_FAIL_WRITE="K:ERRNO[,K:ERRNO...]" (up to 8) makes the K-th knob
+ * write of this process fail with that errno (name like EBUSY or a number)
+ * before touching the file;
  * MEMCTL_STOP_AFTER_WRITE=K makes the process stop itself (SIGSTOP) right
- * after its K-th write, so a test can kill -9 it at a known point.
+ * after its K-th write, so a test can kill -9 it at a known point;
+ * MEMCTL_SLOW_WRITE="K:MS" delays the K-th knob write by MS milliseconds
+ * inside its time bound, as a kernel busy reclaiming would.
  */
 
 #endif

@@ -29,7 +29,7 @@ struct step_kind {
 	/* Parses the arguments (after "word "); path is left to the caller's check. */
 	int (*parse)(const char *args, struct mc_jrec *r);
 	int (*exec)(struct mc_host *h, const struct mc_jrec *r, uint64_t *ret_readback);
-	int (*undo)(struct mc_host *h, const struct mc_jrec *r, const char **ret_what);
+	int (*undo)(struct mc_host *h, const struct mc_jrec *r, bool strict, const char **ret_what);
 	int (*describe)(const struct mc_step *s, struct mc_step_text *t);
 	/* The failure's message without the cause, e.g. "cannot create group '/a'". */
 	char *(*failure)(const struct mc_step *s, const char *abs);
@@ -106,7 +106,8 @@ static int mkdir_do(struct mc_host *h, const struct mc_jrec *r, uint64_t *ret_re
 	return mc_host_mkdir(h, r->path);
 }
 
-static int mkdir_undo(struct mc_host *h, const struct mc_jrec *r, const char **ret_what)
+static int mkdir_undo(struct mc_host *h, const struct mc_jrec *r, bool strict,
+		      const char **ret_what)
 {
 	int e;
 
@@ -156,7 +157,8 @@ static int enable_do(struct mc_host *h, const struct mc_jrec *r, uint64_t *ret_r
  * Only groups memctl created get this, and their removal follows: that is
  * the change counted, so this one counts as nothing.
  */
-static int enable_undo(struct mc_host *h, const struct mc_jrec *r, const char **ret_what)
+static int enable_undo(struct mc_host *h, const struct mc_jrec *r, bool strict,
+		       const char **ret_what)
 {
 	int e = mc_host_delegate_memory(h, r->path, false);
 
@@ -219,7 +221,8 @@ static int write_do(struct mc_host *h, const struct mc_jrec *r, uint64_t *ret_re
 	return mc_host_write_knob(h, r->path, r->knob, r->new_raw, ret_readback);
 }
 
-static int write_undo(struct mc_host *h, const struct mc_jrec *r, const char **ret_what)
+static int write_undo(struct mc_host *h, const struct mc_jrec *r, bool strict,
+		      const char **ret_what)
 {
 	uint64_t cur;
 	int e;
@@ -230,6 +233,8 @@ static int write_undo(struct mc_host *h, const struct mc_jrec *r, const char **r
 	e = mc_host_read_knob(h, r->path, r->knob, &cur);
 	if (e == 0 && cur == r->old_raw)
 		return 0;
+	if (e == 0 && strict && cur != r->new_raw)
+		return -ESTALE;
 	if (e == 0)
 		e = mc_host_write_knob(h, r->path, r->knob, r->old_raw, NULL);
 	return e < 0 ? e : 1;
@@ -286,7 +291,8 @@ static int sysctl_do(struct mc_host *h, const struct mc_jrec *r, uint64_t *ret_r
 	return mc_host_sysctl_write(h, r->path, (long)r->new_raw);
 }
 
-static int sysctl_undo(struct mc_host *h, const struct mc_jrec *r, const char **ret_what)
+static int sysctl_undo(struct mc_host *h, const struct mc_jrec *r, bool strict,
+		       const char **ret_what)
 {
 	long cur;
 	int e;
@@ -295,6 +301,8 @@ static int sysctl_undo(struct mc_host *h, const struct mc_jrec *r, const char **
 	e = mc_host_sysctl_read(h, r->path, &cur);
 	if (e == 0 && (uint64_t)cur == r->old_raw)
 		return 0;
+	if (e == 0 && strict && (uint64_t)cur != r->new_raw)
+		return -ESTALE;
 	if (e == 0)
 		e = mc_host_sysctl_write(h, r->path, (long)r->old_raw);
 	return e < 0 ? e : 1;
@@ -589,12 +597,12 @@ int mc_jrec_do(struct mc_host *h, const struct mc_jrec *rec, uint64_t *ret_readb
 	return k && k->exec ? k->exec(h, rec, ret_readback) : -EINVAL;
 }
 
-int mc_jrec_undo(struct mc_host *h, const struct mc_jrec *rec, const char **ret_what)
+int mc_jrec_undo(struct mc_host *h, const struct mc_jrec *rec, bool strict, const char **ret_what)
 {
 	const struct step_kind *k = kind_of(rec->kind);
 
 	*ret_what = "undo";
-	return k && k->undo ? k->undo(h, rec, ret_what) : -EINVAL;
+	return k && k->undo ? k->undo(h, rec, strict, ret_what) : -EINVAL;
 }
 
 int mc_step_describe(const struct mc_step *s, struct mc_step_text *ret)

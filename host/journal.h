@@ -95,11 +95,15 @@ int mc_jrec_do(struct mc_host *h, const struct mc_jrec *rec, uint64_t *ret_readb
  * Undoes rec: puts back the old value, removes the group created. Looks
  * first, so a record whose change never happened, or was undone already,
  * is left alone: that makes undo right wherever an apply stopped, and safe
- * to repeat. Returns 1 when it changed something, 0 when there was nothing
- * to undo, or -errno; *ret_what (on failure) names what could not be undone
- * ("memory.max", "the group created"), static.
+ * to repeat. strict (rollback from a journal, later and maybe after others
+ * wrote): a value that is neither the old one nor the one the apply wrote
+ * was changed since by someone else and is left as it is (-ESTALE), so
+ * rolling back one apply never undoes another's change. Returns 1 when it
+ * changed something, 0 when there was nothing to undo, or -errno;
+ * *ret_what names what could not be undone ("max", "removing the group
+ * created"), static.
  */
-int mc_jrec_undo(struct mc_host *h, const struct mc_jrec *rec, const char **ret_what);
+int mc_jrec_undo(struct mc_host *h, const struct mc_jrec *rec, bool strict, const char **ret_what);
 
 /*
  * A step as people read it, from the same table: the plan's columns, the

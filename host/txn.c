@@ -33,18 +33,27 @@ static void note_rollback_error(struct mc_txn_result *res, int err, const char *
 		res->rollback_what = NULL;
 }
 
-/* Undoes records [0, upto) of j in reverse; counts what changed in res->undone. */
-static void undo(struct mc_host *h, const struct mc_journal *j, size_t upto,
+/*
+ * Undoes records [0, upto) of j in reverse; counts what changed in
+ * res->undone. strict: see mc_jrec_undo; what was left alone is counted in
+ * res->left_alone, the first named in res->left_what.
+ */
+static void undo(struct mc_host *h, const struct mc_journal *j, size_t upto, bool strict,
 		 struct mc_txn_result *res)
 {
 	for (size_t i = upto; i-- > 0;) {
 		const char *what;
-		int r = mc_jrec_undo(h, &j->v[i], &what);
+		int r = mc_jrec_undo(h, &j->v[i], strict, &what);
 
-		if (r < 0)
+		if (r == -ESTALE) {
+			if (!res->left_alone++ &&
+			    asprintf(&res->left_what, "%s of '%s'", what, j->v[i].path) < 0)
+				res->left_what = NULL;
+		} else if (r < 0) {
 			note_rollback_error(res, r, what, j->v[i].path);
-		else
+		} else {
 			res->undone += (size_t)r;
+		}
 	}
 	res->rolled_back = res->rollback_err == 0;
 }
@@ -78,6 +87,7 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const struct mc_plan *pla
 {
 	struct mc_journal j;
 	char **names;
+	long deadline;
 	size_t n;
 	int r;
 
@@ -100,8 +110,15 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const struct mc_plan *pla
 		if (r < 0) {
 			res->failed_step = plan_index(plan, k);
 			res->failed_err = r;
-			/* A write that read back differently did change the file: undo it too. */
-			undo(h, &j, r == -EIO ? k + 1 : k, res);
+			/*
+			 * A write that read back differently did change the file: undo it
+			 * too. The undo writes are bounded each, not by the deadline
+			 * that may have stopped the apply.
+			 */
+			deadline = mc_host_write_deadline(h);
+			mc_host_set_write_deadline(h, 0);
+			undo(h, &j, r == -EIO ? k + 1 : k, false, res);
+			mc_host_set_write_deadline(h, deadline);
 			if (res->rolled_back)
 				mc_state_journal_remove(l, JOURNAL);
 			else
@@ -140,7 +157,7 @@ static int rollback_one(struct mc_host *h, struct mc_lock *l, const char *name,
 		mc_journal_free(&j);
 		return r;
 	}
-	undo(h, &j, j.n, res);
+	undo(h, &j, j.n, true, res);
 	mc_journal_free(&j);
 	if (res->rollback_err)
 		return res->rollback_err;
@@ -174,6 +191,8 @@ void mc_txn_result_release(struct mc_txn_result *res)
 {
 	free(res->rollback_what);
 	free(res->bad_journal);
+	free(res->left_what);
+	res->left_what = NULL;
 	res->rollback_what = NULL;
 	res->bad_journal = NULL;
 }

@@ -37,6 +37,8 @@ struct mc_txn_result {
 	char *bad_journal;      /* rollback: the journal that could not be read (allocated) */
 	unsigned bad_line;      /* its line, for -EBADMSG */
 	long lock_holder;       /* rollback: who held a journal's subtree (-EWOULDBLOCK) */
+	size_t left_alone;      /* rollback: values changed since by someone else, kept */
+	char *left_what;        /* the first of them (allocated), or NULL */
 };
 
 /*
@@ -52,7 +54,9 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const struct mc_plan *pla
  * Restores the host from the journals an interrupted apply (or v1 reclaim)
  * left: every file back to its recorded value (in reverse order, skipping
  * those already equal), every group the apply created removed, each under
- * the subtree lock of the journal's parent. Returns 0 (also when there was
+ * the subtree lock of the journal's parent. A file that holds neither its
+ * old value nor the one the apply wrote was changed since by someone else:
+ * it is kept (res->left_alone), not overwritten. Returns 0 (also when there was
  * no journal: *ret_found false), or the first -errno, leaving that journal
  * in place so rollback can be retried (-EBADMSG / -EPERM: a journal that is
  * damaged or refused, named in res->bad_journal).
