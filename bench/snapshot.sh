@@ -7,15 +7,19 @@
 # Each way runs in a process of its own (bench/bench-snapshot.c, which warms
 # memctl's handle before timing it) so that none is short of descriptors, and
 # the ways alternate round by round, so the ratios are measured side by side.
+# The floor runs twice per round (floor and floor-aa): the A/A control, whose
+# ratio and rank test show what the noise alone does.
 #
 #   bench/snapshot.sh [--quick] [--sizes "100 1000 5000"] [--rounds N]
 #
 # Rows of snapshot.tsv: groups in the tree, way, groups it read, files read
 # per snapshot, wall and CPU microseconds per snapshot (medians of the
-# rounds), CPU microseconds per group read, its ratio to the floor's (to
-# floor-stat's for the ways that read memory.stat alone),
-# descriptors memctl kept open, groups listed (systemd-cgtop). snapshot.raw
-# has every round's row.
+# rounds), CPU microseconds per group read (median, and its first and third
+# quartile), its ratio to the floor's in the same round (to floor-stat's for
+# the ways that read memory.stat alone: median and quartiles of the
+# per-round ratios), the two-sided Mann-Whitney p of the way's per-group CPU
+# against the floor's, descriptors memctl kept open, groups listed
+# (systemd-cgtop). snapshot.raw has every round's row.
 . "$(dirname "$0")/lib.sh"
 prereq_root
 prereq_memcg
@@ -24,16 +28,17 @@ SNAP=$BUILD/bench/bench-snapshot
 need_bin "$SNAP"
 
 SIZES="100 1000 5000"
-ROUNDS=9
+ROUNDS=11
 [ "$B_QUICK" = 1 ] && SIZES="20" ROUNDS=2
 parse_opts "[--sizes \"100 1000 5000\"] [--rounds N]" sizes rounds
 SIZES=${OPT_SIZES:-$SIZES} ROUNDS=${OPT_ROUNDS:-$ROUNDS}
-WAYS="floor floor-stat memctl memctl-1st openread lcg-walk lcg-stats lcg-get systemd-cgtop"
+WAYS="floor floor-aa floor-stat memctl memctl-1st openread lcg-walk lcg-stats lcg-get systemd-cgtop"
 
 host_line
 echo "snapshot: $ROUNDS rounds per size, medians; each way in a process of its own, the ways" \
 	"interleaved round by round; RLIMIT_NOFILE hard limit $(ulimit -Hn)"
-tsv_header groups way groups_read files wall_us cpu_us cpu_us_per_group x_floor memctl_fds listed
+tsv_header groups way groups_read files wall_us cpu_us cpu_us_per_group cpu_q1 cpu_q3 \
+	x_floor x_q1 x_q3 p_vs_floor memctl_fds listed
 RAW=$BENCH_RESULTS/snapshot.raw
 : > "$RAW"
 TIMEFORMAT='%R %U %S'
@@ -56,7 +61,7 @@ for n in $SIZES; do
 			if [ "$way" = systemd-cgtop ]; then
 				row=$(cgtop "$P" $((n + 1)))
 			else
-				row=$("$SNAP" --rounds 1 --ways "$way" "$T_SELF/$P" | cut -f2-) ||
+				row=$("$SNAP" --rounds 1 --ways "${way%-aa}" "$T_SELF/$P" | cut -f2-) ||
 					die "bench-snapshot --ways $way failed at $n groups"
 				row="$row"$'\t'$((n + 1))
 			fi
@@ -64,27 +69,44 @@ for n in $SIZES; do
 		done
 	done
 	rmgroups "$T_DIR/$P"
-	# medians per way; per-group cost over the groups each way read
+	# per round: CPU per group read, and its ratio to the floor's of that round
+	per_round() { # way: one number a line, the CPU per group of each round
+		awk -F'\t' -v n="$n" -v w="$1" '$1 == n && $2 == w { print $7 / $3 }' "$RAW"
+	}
+	ratios() { # way base: the way's per-group CPU over base's, round by round
+		paste <(per_round "$1") <(per_round "$2") | awk '$2 > 0 { print $1 / $2 }'
+	}
 	med() { awk -F'\t' -v n="$n" -v w="$1" -v f="$2" '$1 == n && $2 == w { print $f }' "$RAW" | median; }
-	floor=$(awk -v c="$(med floor 7)" -v g="$(med floor 3)" 'BEGIN { print c / g }')
-	floor_stat=$(awk -v c="$(med floor-stat 7)" -v g="$(med floor-stat 3)" 'BEGIN { print c / g }')
 	for way in $WAYS; do
 		# what reads memory.stat alone compares with the floor of memory.stat
-		case $way in floor-stat | lcg-stats) base=$floor_stat ;; *) base=$floor ;; esac
-		groups=$(med "$way" 3) cpu=$(med "$way" 7)
+		case $way in floor-stat | lcg-stats) base=floor-stat ;; *) base=floor ;; esac
+		groups=$(med "$way" 3)
 		case $way in floor*) ;; *) [ "$groups" -eq $((n + 1)) ] || die "$way read $groups groups, want $((n + 1))" ;; esac
-		per=$(awk -v c="$cpu" -v g="$groups" 'BEGIN { printf "%.1f", c / g }')
+		per_round "$way" > "$BENCH_RESULTS/a"
+		per_round "$base" > "$BENCH_RESULTS/b"
+		read -r cmed cq1 cq3 _ < <(stats_summary < "$BENCH_RESULTS/a")
+		read -r xmed xq1 xq3 _ < <(ratios "$way" "$base" | stats_summary)
+		p=-
+		if [ "$way" != "$base" ]; then
+			read -r _ p < <(stats_mwu "$BENCH_RESULTS/a" "$BENCH_RESULTS/b")
+			p=$(printf %.3g "$p")
+		fi
 		fds=$(med "$way" 8)
 		case $way in memctl*) ;; *) fds=- ;; esac
-		tsv_row $((n + 1)) "$way" "$groups" "$(med "$way" 4)" "$(med "$way" 6)" "$cpu" "$per" \
-			"$(ratio "$per" "$base")" "$fds" "$(med "$way" 9)"
+		tsv_row $((n + 1)) "$way" "$groups" "$(med "$way" 4)" "$(med "$way" 6)" "$(med "$way" 7)" \
+			"$(printf %.1f "$cmed")" "$(printf %.1f "$cq1")" "$(printf %.1f "$cq3")" \
+			"$(printf %.2f "$xmed")" "$(printf %.2f "$xq1")" "$(printf %.2f "$xq3")" "$p" \
+			"$fds" "$(med "$way" 9)"
 	done
+	rm -f "$BENCH_RESULTS/a" "$BENCH_RESULTS/b"
 done
 rm -f "$BENCH_RESULTS/cgtop.out"
 table
-echo "x_floor: CPU per group over the floor's at the same size (1.00 = nothing but the kernel's" \
-	"cost of generating the files; floor-stat and lcg-stats, which read memory.stat alone, over" \
-	"floor-stat's; the floors read the first groups_read groups when the" \
-	"descriptor limit cannot hold them all); systemd-cgtop: its process's user+system time per" \
+echo "x_floor: CPU per group over the floor's in the same round, median and quartiles of the" \
+	"rounds (1.00 = nothing but the kernel's cost of generating the files; floor-stat and" \
+	"lcg-stats, which read memory.stat alone, over floor-stat's; the floors read the first" \
+	"groups_read groups when the descriptor limit cannot hold them all); floor-aa is the floor" \
+	"again, the A/A control; p_vs_floor: two-sided Mann-Whitney rank test of the per-group CPU" \
+	"of the rounds against the floor's; systemd-cgtop: its process's user+system time per" \
 	"group in the tree, though it lists only 'listed' of them"
 echo "results: $B_TSV"

@@ -115,8 +115,10 @@ static int parent_check(struct mc_ctx *ctx, const char *profile, char **ret_pare
 		spec = p.parent;
 	}
 	r = mc_host_resolve_parent(ctx->host, spec, ret_parent);
-	if (r < 0)
-		mc_err("cannot resolve parent '%s': %s", spec, mc_strerror(r));
+	if (r < 0 && profile)
+		mc_err("%s: parent: cannot resolve '%s': %s", profile, spec, mc_strerror(r));
+	else if (r < 0)
+		mc_err("invalid parent '%s' (-p, --parent): %s", spec, mc_resolve_why(r, false));
 	else if ((r = mc_host_sd_check(ctx->host, *ret_parent, ret)) < 0) {
 		mc_err("cannot check parent '%s' against systemd: %s", *ret_parent, mc_strerror(r));
 		free(*ret_parent);

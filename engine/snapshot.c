@@ -33,26 +33,56 @@ const struct mc_group_snap *mc_snapshot_find(const struct mc_snapshot *s, const 
 	return NULL;
 }
 
+int mc_kvs_reserve(struct mc_kvs *kv, size_t n)
+{
+	struct mc_kv *v;
+
+	if (n <= kv->cap)
+		return 0;
+	v = realloc(kv->v, n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	kv->v = v;
+	kv->cap = n;
+	return 0;
+}
+
+static int kvs_room(struct mc_kvs *kv)
+{
+	return kv->n < kv->cap ? 0 : mc_kvs_reserve(kv, kv->cap ? kv->cap * 2 : 16);
+}
+
 int mc_kvs_add(struct mc_kvs *kv, const char *key, size_t keylen, uint64_t val)
 {
 	char *k;
 
-	if (kv->n == kv->cap) {
-		size_t cap = kv->cap ? kv->cap * 2 : 16;
-		struct mc_kv *v = realloc(kv->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		kv->v = v;
-		kv->cap = cap;
-	}
+	if (kvs_room(kv) < 0)
+		return -ENOMEM;
 	k = strndup(key, keylen);
 	if (!k)
 		return -ENOMEM;
-	kv->v[kv->n].key = k;
-	kv->v[kv->n].val = val;
-	kv->n++;
+	kv->v[kv->n++] = (struct mc_kv){ .key = k, .val = val };
 	return 0;
+}
+
+int mc_kvs_add_borrowed(struct mc_kvs *kv, const char *key, uint64_t val)
+{
+	if (kvs_room(kv) < 0)
+		return -ENOMEM;
+	kv->v[kv->n++] = (struct mc_kv){ .key = (char *)key, .val = val, .borrowed = true };
+	return 0;
+}
+
+/* Appends key[0..kl) as map names it (or copied, without a map); skipped: 0. */
+static int kvs_add_mapped(struct mc_kvs *kv, const struct mc_key_map *map, const char *key,
+			  size_t kl, uint64_t val)
+{
+	bool copy = !map;
+	const char *to = map ? map->name(map->arg, key, kl, &copy) : NULL;
+
+	if (copy)
+		return mc_kvs_add(kv, key, kl, val);
+	return to ? mc_kvs_add_borrowed(kv, to, val) : 0;
 }
 
 int mc_kvs_get(const struct mc_kvs *kv, const char *key, uint64_t *ret)
@@ -69,8 +99,11 @@ int mc_kvs_get(const struct mc_kvs *kv, const char *key, uint64_t *ret)
 /* Drops entries appended after the first n: undoes a failed parse. */
 static void kvs_truncate(struct mc_kvs *kv, size_t n)
 {
-	while (kv->n > n)
-		free(kv->v[--kv->n].key);
+	while (kv->n > n) {
+		kv->n--;
+		if (!kv->v[kv->n].borrowed)
+			free(kv->v[kv->n].key);
+	}
 }
 
 void mc_kvs_free(struct mc_kvs *kv)
@@ -163,6 +196,12 @@ static bool next_token(const char *line, size_t len, size_t *pos,
 
 int mc_parse_flat_keyed(const char *buf, size_t len, struct mc_kvs *ret)
 {
+	return mc_parse_flat_keyed_map(buf, len, NULL, ret);
+}
+
+int mc_parse_flat_keyed_map(const char *buf, size_t len, const struct mc_key_map *map,
+			    struct mc_kvs *ret)
+{
 	size_t pos = 0, n0 = ret->n;
 	int r = 0;
 
@@ -182,7 +221,7 @@ int mc_parse_flat_keyed(const char *buf, size_t len, struct mc_kvs *ret)
 		r = parse_counter(val, vl, &v);
 		if (r < 0)
 			break;
-		r = mc_kvs_add(ret, key, kl, v);
+		r = kvs_add_mapped(ret, map, key, kl, v);
 		if (r < 0)
 			break;
 	}
@@ -322,10 +361,11 @@ static int numa_grow(struct mc_kvs **nodes, size_t *n, size_t idx)
 
 /* One numa_stat line: "field N0=v N1=v" (v2) or "field=total N0=v ..." (v1). */
 static int parse_numa_line(const char *line, size_t ll, uint64_t mult,
-			   struct mc_kvs **nodes, size_t *n)
+			   const struct mc_key_map *map, struct mc_kvs **nodes, size_t *n)
 {
-	const char *tok, *key, *eq;
+	const char *tok, *key, *eq, *name;
 	size_t tl, kl, lp = 0;
+	bool copy;
 
 	if (!next_token(line, ll, &lp, &tok, &tl))
 		return 0;
@@ -335,6 +375,8 @@ static int parse_numa_line(const char *line, size_t ll, uint64_t mult,
 	kl = eq ? (size_t)(eq - tok) : tl;
 	if (kl == 0)
 		return -EINVAL;
+	copy = !map;
+	name = map ? map->name(map->arg, key, kl, &copy) : NULL;
 
 	while (next_token(line, ll, &lp, &tok, &tl)) {
 		uint64_t idx, v;
@@ -355,10 +397,13 @@ static int parse_numa_line(const char *line, size_t ll, uint64_t mult,
 			return r;
 		if (__builtin_mul_overflow(v, mult, &v))
 			return -EINVAL;
+		if (!name && !copy)
+			continue;   /* checked, left out */
 		r = numa_grow(nodes, n, (size_t)idx);
 		if (r < 0)
 			return r;
-		r = mc_kvs_add(&(*nodes)[idx], key, kl, v);
+		r = copy ? mc_kvs_add(&(*nodes)[idx], key, kl, v)
+			 : mc_kvs_add_borrowed(&(*nodes)[idx], name, v);
 		if (r < 0)
 			return r;
 	}
@@ -367,6 +412,12 @@ static int parse_numa_line(const char *line, size_t ll, uint64_t mult,
 
 int mc_parse_numa_stat(const char *buf, size_t len, uint64_t page_size, bool v1,
 		       struct mc_kvs **ret, size_t *ret_n)
+{
+	return mc_parse_numa_stat_map(buf, len, page_size, v1, NULL, ret, ret_n);
+}
+
+int mc_parse_numa_stat_map(const char *buf, size_t len, uint64_t page_size, bool v1,
+			   const struct mc_key_map *map, struct mc_kvs **ret, size_t *ret_n)
 {
 	struct mc_kvs *nodes = NULL;
 	uint64_t mult = v1 ? page_size : 1;
@@ -380,7 +431,7 @@ int mc_parse_numa_stat(const char *buf, size_t len, uint64_t page_size, bool v1,
 		int r;
 
 		next_line(buf, len, &pos, &line, &ll);
-		r = parse_numa_line(line, ll, mult, &nodes, &n);
+		r = parse_numa_line(line, ll, mult, map, &nodes, &n);
 		if (r < 0) {
 			numa_free(nodes, n);
 			return r;

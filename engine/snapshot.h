@@ -16,6 +16,7 @@
 struct mc_kv {
 	char *key;
 	uint64_t val;
+	bool borrowed;   /* key is not the kvs's: a string that outlives it (a parser's key map) */
 };
 
 struct mc_kvs {
@@ -76,6 +77,10 @@ const struct mc_group_snap *mc_snapshot_find(const struct mc_snapshot *s, const 
 
 /* Appends key=val; key copied. Returns 0 or -ENOMEM. */
 int mc_kvs_add(struct mc_kvs *kv, const char *key, size_t keylen, uint64_t val);
+/* Appends key=val; key not copied: it must outlive kv (a string constant). 0 or -ENOMEM. */
+int mc_kvs_add_borrowed(struct mc_kvs *kv, const char *key, uint64_t val);
+/* Makes room for n entries in all (so that n appends do not reallocate). 0 or -ENOMEM. */
+int mc_kvs_reserve(struct mc_kvs *kv, size_t n);
 /* Returns 0 and the value, or -ENOENT. */
 int mc_kvs_get(const struct mc_kvs *kv, const char *key, uint64_t *ret);
 void mc_kvs_free(struct mc_kvs *kv);
@@ -86,6 +91,22 @@ void mc_kvs_free(struct mc_kvs *kv);
  * Returns 0, -EINVAL on a malformed line, -ENOMEM.
  */
 int mc_parse_flat_keyed(const char *buf, size_t len, struct mc_kvs *ret);
+
+/*
+ * A key map for the parsers: name() gets each line's key (key[0..len), not
+ * NUL-terminated) and returns the name to store it under, a string that
+ * outlives every kvs it goes into (stored without a copy); or sets
+ * *ret_copy (store a copy of the key); or returns NULL (leave the line
+ * out). The host layer renames v1's keys through it, and stores known names
+ * without allocating.
+ */
+struct mc_key_map {
+	const char *(*name)(void *arg, const char *key, size_t len, bool *ret_copy);
+	void *arg;
+};
+/* mc_parse_flat_keyed with the keys passed through map (NULL: all copied). */
+int mc_parse_flat_keyed_map(const char *buf, size_t len, const struct mc_key_map *map,
+			    struct mc_kvs *ret);
 /*
  * PSI text ("some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull ...").
  */
@@ -97,6 +118,9 @@ int mc_parse_psi(const char *buf, size_t len, struct mc_psi *ret);
  */
 int mc_parse_numa_stat(const char *buf, size_t len, uint64_t page_size, bool v1,
 		       struct mc_kvs **ret, size_t *ret_n);
+/* mc_parse_numa_stat with the field names passed through map (NULL: all copied). */
+int mc_parse_numa_stat_map(const char *buf, size_t len, uint64_t page_size, bool v1,
+			   const struct mc_key_map *map, struct mc_kvs **ret, size_t *ret_n);
 /*
  * A single knob value as the kernel prints it: "max", a decimal, or on v1
  * the page-counter maximum (>= 0x7ffffffffffff000) which also means no limit.

@@ -80,6 +80,25 @@ struct sub_grp {
 	int wd;                 /* inotify watch, -1: none */
 };
 
+/* The files whose keys the reader renames or stores without a copy. */
+enum key_file { KEYS_STAT, KEYS_NUMA, KEYS_EVENTS, KEYS__COUNT };
+
+struct key_slot {
+	char key[48];
+	unsigned char len;
+	const char *to;         /* as key_lookup names it */
+	bool copy;
+};
+
+struct key_cache {
+	struct key_slot *v;     /* the keys of the last read, in order */
+	size_t n;
+	size_t cap;
+	size_t pos;             /* the next key of this read */
+	enum key_file kf;
+	bool v1;
+};
+
 struct mc_subtree {
 	struct mc_host *h;
 	char *parent;
@@ -93,7 +112,7 @@ struct mc_subtree {
 	bool pending;           /* a group was marked dirty or stale since the last walk */
 	size_t unwatched;       /* groups without a watch: listed at every scan */
 	struct host_buf dents;  /* getdents buffer, reused */
-	struct mc_kvs tmp;      /* v1 memory.stat before renaming, reused */
+	struct key_cache keys[KEYS__COUNT];
 };
 
 /* --- descriptors --- */
@@ -332,8 +351,8 @@ nomem:
  */
 static int grp_relist(struct mc_subtree *t, struct sub_grp *g, bool *changed)
 {
-	struct sub_kid *k;
-	size_t n, j = 0;
+	struct sub_kid *k = NULL;
+	size_t n = 0, j = 0;
 	int tmp, dfd, r;
 
 	dfd = grp_dir(t, g, &tmp);
@@ -765,7 +784,8 @@ void mc_subtree_free(struct mc_subtree *t)
 	free(t->e);
 	free(t->parent);
 	host_buf_free(&t->dents);
-	mc_kvs_free(&t->tmp);
+	for (int k = 0; k < KEYS__COUNT; k++)
+		free(t->keys[k].v);
 	free(t);
 }
 
@@ -815,8 +835,15 @@ static bool grp_exists(struct mc_subtree *t, struct sub_grp *g)
  * file is missing, -ENODEV when the group is gone. *kept turns false when
  * the file had to be opened and closed again (descriptor budget).
  */
-static int slot_read(struct mc_subtree *t, struct sub_grp *g, int f, size_t *ret_len,
-		     bool *kept)
+/* The group's directory for one read: opened at most once, when a file must be opened. */
+struct read_dir {
+	int fd;                 /* < 0 until needed (or -errno) */
+	int tmp;                /* to close after the read, or -1 */
+	bool tried;
+};
+
+static int slot_read(struct mc_subtree *t, struct sub_grp *g, int f, struct read_dir *d,
+		     size_t *ret_len, bool *kept)
 {
 	struct mc_host *h = t->h;
 	const char *file = host_slot_file(h, f);
@@ -826,14 +853,14 @@ static int slot_read(struct mc_subtree *t, struct sub_grp *g, int f, size_t *ret
 	if (!file || g->missing[f])
 		return 1;
 	if (fd < 0) {
-		int tmp, dfd = grp_dir(t, g, &tmp);
-
-		if (dfd < 0)
-			return dfd == -ENODEV ? grp_gone(t, g) : dfd;
-		fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (!d->tried) {
+			d->fd = grp_dir(t, g, &d->tmp);
+			d->tried = true;
+		}
+		if (d->fd < 0)
+			return d->fd == -ENODEV ? grp_gone(t, g) : d->fd;
+		fd = openat(d->fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		r = fd < 0 ? -errno : 0;
-		if (tmp >= 0)
-			close(tmp);
 		if (r == -ENOENT) {
 			/* no memory.stat: a v2 group without the controller, or one removed */
 			if (f == HOST_FILE_STAT && !grp_exists(t, g))
@@ -868,10 +895,12 @@ static int slot_read(struct mc_subtree *t, struct sub_grp *g, int f, size_t *ret
  * Before Linux 5.9 only file pages had refault tracking, under the names
  * workingset_refault / _activate / _restore (v2 too).
  */
-static const struct {
+struct rename {
 	const char *from;
 	const char *to;
-} stat_v1[] = {
+};
+
+static const struct rename stat_v1[] = {
 	{ "total_cache", "file" },
 	{ "total_rss", "anon" },
 	{ "total_rss_huge", "anon_thp" },
@@ -897,75 +926,145 @@ static const struct {
 	{ "total_workingset_restore_file", "workingset_restore_file" },
 	{ "total_workingset_restore", "workingset_restore_file" },
 	{ "total_workingset_nodereclaim", "workingset_nodereclaim" },
+	{ NULL, NULL },
 }, stat_v2_old[] = {
 	{ "workingset_refault", "workingset_refault_file" },
 	{ "workingset_activate", "workingset_activate_file" },
 	{ "workingset_restore", "workingset_restore_file" },
+	{ NULL, NULL },
+}, numa_v1[] = {
+	{ "hierarchical_anon", "anon" },
+	{ "hierarchical_file", "file" },
+	{ "hierarchical_unevictable", "unevictable" },
+	{ NULL, NULL },
+}, oom_v1[] = {
+	{ "oom_kill", "oom_kill" },
+	{ NULL, NULL },
 };
 
-/* Renames (v1: and filters) the keys of memory.stat in place. */
-static int stat_to_v2(struct mc_subtree *t, struct mc_kvs *kv)
+/*
+ * Names v2 kernels print in memory.stat, numa_stat and memory.events,
+ * sorted: stored without a copy. Another name is copied.
+ */
+static const char *const v2_names[] = {
+	"active_anon", "active_file", "anon", "anon_thp", "file", "file_dirty", "file_mapped",
+	"file_thp", "file_writeback", "high", "hugetlb", "inactive_anon", "inactive_file",
+	"kernel", "kernel_stack", "low", "max", "oom", "oom_group_kill", "oom_kill", "pagetables",
+	"percpu", "pgactivate", "pgdeactivate", "pgfault", "pglazyfree", "pglazyfreed",
+	"pgmajfault", "pgrefill", "pgscan", "pgscan_direct", "pgscan_khugepaged",
+	"pgscan_kswapd", "pgsteal", "pgsteal_direct", "pgsteal_khugepaged", "pgsteal_kswapd",
+	"sec_pagetables", "shmem", "shmem_thp", "slab", "slab_reclaimable",
+	"slab_unreclaimable", "sock", "swapcached", "thp_collapse_alloc",
+	"thp_fault_alloc", "thp_fault_fallback_charge", "thp_swpout", "thp_swpout_fallback",
+	"unevictable", "vmalloc", "workingset_activate_anon", "workingset_activate_file",
+	"workingset_nodereclaim", "workingset_refault_anon", "workingset_refault_file",
+	"workingset_restore_anon", "workingset_restore_file", "zswap", "zswapped", "zswpin",
+	"zswpout",
+};
+
+static bool key_is(const char *name, const char *key, size_t len)
 {
-	bool v1 = t->h->caps.ver == MC_CGV1;
-	size_t w = 0;
-
-	for (size_t i = 0; i < kv->n; i++) {
-		const char *to = v1 ? NULL : kv->v[i].key;
-		size_t n = v1 ? sizeof(stat_v1) / sizeof(stat_v1[0])
-			      : sizeof(stat_v2_old) / sizeof(stat_v2_old[0]);
-
-		for (size_t j = 0; j < n; j++) {
-			const char *from = v1 ? stat_v1[j].from : stat_v2_old[j].from;
-
-			if (strcmp(kv->v[i].key, from) == 0) {
-				to = v1 ? stat_v1[j].to : stat_v2_old[j].to;
-				break;
-			}
-		}
-		/* a kernel with both names keeps the first */
-		for (size_t j = 0; to && to != kv->v[i].key && j < w; j++)
-			if (strcmp(kv->v[j].key, to) == 0)
-				to = NULL;
-		if (!to) {
-			free(kv->v[i].key);
-			continue;
-		}
-		if (to != kv->v[i].key) {
-			char *k = strdup(to);
-
-			if (!k) {
-				for (size_t j = i; j < kv->n; j++)
-					free(kv->v[j].key);
-				kv->n = w;
-				return -ENOMEM;
-			}
-			free(kv->v[i].key);
-			kv->v[i].key = k;
-		}
-		kv->v[w++] = kv->v[i];
-	}
-	kv->n = w;
-	return 0;
+	return strncmp(name, key, len) == 0 && name[len] == '\0';
 }
 
-/* v1 numa_stat: hierarchical_X is v2's X (which counts the subtree); the rest goes. */
-static int numa_to_v2(struct mc_kvs *kv)
+static const char *rename_find(const struct rename *t, const char *key, size_t len)
 {
-	static const char pfx[] = "hierarchical_";
-	size_t w = 0;
+	for (; t->from; t++)
+		if (key_is(t->from, key, len))
+			return t->to;
+	return NULL;
+}
 
-	for (size_t i = 0; i < kv->n; i++) {
-		char *k = kv->v[i].key;
+/* v2_names' own string for key; else NULL and *copy (an unknown name is kept, copied). */
+static const char *v2_name(const char *key, size_t len, bool *copy)
+{
+	size_t lo = 0, hi = sizeof(v2_names) / sizeof(v2_names[0]);
 
-		if (strncmp(k, pfx, sizeof(pfx) - 1) != 0 || strcmp(k, "hierarchical_total") == 0) {
-			free(k);
-			continue;
-		}
-		memmove(k, k + sizeof(pfx) - 1, strlen(k + sizeof(pfx) - 1) + 1);
-		kv->v[w++] = kv->v[i];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int d = strncmp(v2_names[mid], key, len);
+
+		if (d == 0 && v2_names[mid][len] == '\0')
+			return v2_names[mid];
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;   /* greater, or key is a prefix of it */
 	}
-	kv->n = w;
-	return 0;
+	*copy = true;
+	return NULL;
+}
+
+/* The name one key of a file is stored under (see struct mc_key_map). */
+static const char *key_lookup(enum key_file kf, bool v1, const char *key, size_t len, bool *copy)
+{
+	const char *to;
+
+	switch (kf) {
+	case KEYS_STAT:
+		if (v1)
+			return rename_find(stat_v1, key, len);
+		to = rename_find(stat_v2_old, key, len);
+		return to ? to : v2_name(key, len, copy);
+	case KEYS_NUMA:
+		return v1 ? rename_find(numa_v1, key, len) : v2_name(key, len, copy);
+	case KEYS_EVENTS:
+		return v1 ? rename_find(oom_v1, key, len) : v2_name(key, len, copy);
+	case KEYS__COUNT:
+		break;
+	}
+	*copy = true;
+	return NULL;
+}
+
+/*
+ * A file's keys come in the same order at every read, so each key is
+ * looked up once: the cache remembers the names of the last read in order
+ * and a read compares each key with the one at its place.
+ */
+static const char *key_cached(void *arg, const char *key, size_t len, bool *copy)
+{
+	struct key_cache *c = arg;
+	struct key_slot *k = c->pos < c->n ? &c->v[c->pos] : NULL;
+	const char *to;
+
+	if (k && k->len == len && memcmp(k->key, key, len) == 0) {
+		c->pos++;
+		*copy = k->copy;
+		return k->to;
+	}
+	to = key_lookup(c->kf, c->v1, key, len, copy);
+	if (len >= sizeof(k->key))
+		return to;   /* longer than any kernel key: not kept */
+	if (!k) {
+		if (c->n == c->cap) {
+			size_t cap = c->cap * 2 + 16;
+			struct key_slot *v = realloc(c->v, cap * sizeof(*v));
+
+			if (!v)
+				return to;   /* not kept: looked up again next time */
+			c->v = v;
+			c->cap = cap;
+		}
+		k = &c->v[c->n++];
+	}
+	memcpy(k->key, key, len);
+	k->len = (unsigned char)len;
+	k->to = to;
+	k->copy = *copy;
+	c->pos++;
+	return to;
+}
+
+/* The key map of file kf, its cache rewound for a new read. */
+static struct mc_key_map keys_map(struct mc_subtree *t, enum key_file kf)
+{
+	struct key_cache *c = &t->keys[kf];
+
+	c->kf = kf;
+	c->v1 = t->h->caps.ver == MC_CGV1;
+	c->pos = 0;
+	return (struct mc_key_map){ .name = key_cached, .arg = c };
 }
 
 static void numa_free(struct mc_group_snap *gs)
@@ -983,6 +1082,7 @@ static int slot_parse(struct mc_subtree *t, int f, size_t len, struct mc_group_s
 	struct mc_host *h = t->h;
 	const char *p = h->buf.p;
 	bool v1 = h->caps.ver == MC_CGV1;
+	struct mc_key_map map;
 	uint64_t v;
 	int r;
 
@@ -997,28 +1097,27 @@ static int slot_parse(struct mc_subtree *t, int f, size_t len, struct mc_group_s
 		gs->usage_valid = r == 0;
 		return r;
 	case HOST_FILE_STAT:
-		r = mc_parse_flat_keyed(p, len, &gs->stat);
-		return r < 0 ? r : stat_to_v2(t, &gs->stat);
+		map = keys_map(t, KEYS_STAT);
+		r = mc_kvs_reserve(&gs->stat, t->keys[KEYS_STAT].n);
+		return r < 0 ? r : mc_parse_flat_keyed_map(p, len, &map, &gs->stat);
 	case HOST_FILE_NUMA:
-		r = mc_parse_numa_stat(p, len, h->caps.page_size, v1, &gs->numa, &gs->n_numa);
-		for (size_t n = 0; r == 0 && v1 && n < gs->n_numa; n++)
-			r = numa_to_v2(&gs->numa[n]);
+		map = keys_map(t, KEYS_NUMA);
+		r = mc_parse_numa_stat_map(p, len, h->caps.page_size, v1, &map, &gs->numa,
+					   &gs->n_numa);
 		if (r < 0)
 			numa_free(gs);
 		return r;
 	case HOST_FILE_EVENTS:
-		return mc_parse_flat_keyed(p, len, &gs->events);
+		map = keys_map(t, KEYS_EVENTS);
+		return mc_parse_flat_keyed_map(p, len, &map, &gs->events);
 	case HOST_FILE_FAILCNT:
 		/* v1's failcnt counts hits of the limit: v2's "max" event. */
 		r = mc_parse_knob_value(p, len, &v);
-		return r < 0 ? r : mc_kvs_add(&gs->events, "max", 3, v);
+		return r < 0 ? r : mc_kvs_add_borrowed(&gs->events, "max", v);
 	case HOST_FILE_OOM:
-		/* v1's oom_control: its oom_kill is v2's event of that name. */
-		mc_kvs_free(&t->tmp);
-		r = mc_parse_flat_keyed(p, len, &t->tmp);
-		if (r == 0 && mc_kvs_get(&t->tmp, "oom_kill", &v) == 0)
-			r = mc_kvs_add(&gs->events, "oom_kill", 8, v);
-		return r;
+		/* v1's oom_control: its oom_kill is v2's event of that name, the rest goes. */
+		map = keys_map(t, KEYS_EVENTS);
+		return mc_parse_flat_keyed_map(p, len, &map, &gs->events);
 	case HOST_FILE_PRESSURE:
 		r = mc_parse_psi(p, len, &gs->psi);
 		gs->psi.valid = r == 0;
@@ -1080,6 +1179,7 @@ int mc_subtree_read(struct mc_subtree *t, size_t i, unsigned parts, struct mc_gr
 		    bool *ret_kept)
 {
 	struct sub_grp *g = t->v[i];
+	struct read_dir d = { .fd = -1, .tmp = -1 };
 	bool kept = true;
 	int r = 0;
 
@@ -1092,7 +1192,7 @@ int mc_subtree_read(struct mc_subtree *t, size_t i, unsigned parts, struct mc_gr
 
 		if (!slot_in(f, parts))
 			continue;
-		r = slot_read(t, g, f, &len, &kept);
+		r = slot_read(t, g, f, &d, &len, &kept);
 		if (r == 1) {
 			r = 0;
 			continue;
@@ -1104,6 +1204,8 @@ int mc_subtree_read(struct mc_subtree *t, size_t i, unsigned parts, struct mc_gr
 			r = 0;
 		}
 	}
+	if (d.tmp >= 0)
+		close(d.tmp);
 	gs->present = r != -ENODEV;
 	if (ret_kept)
 		*ret_kept = kept;
@@ -1236,7 +1338,7 @@ static int snap_note_bad(struct mc_host *h, struct mc_snapshot *s, const struct 
 int mc_host_snapshot(struct mc_host *h, const char *parent, struct mc_snapshot *ret)
 {
 	struct mc_snapshot s = { 0 };
-	struct mc_subtree *t;
+	struct mc_subtree *t = NULL;
 	size_t n;
 	int r;
 

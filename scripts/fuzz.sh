@@ -19,10 +19,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 CC=clang cmake -S . -B build/fuzz -DMEMCTL_FUZZ=ON -DMEMCTL_SANITIZE=ON \
 	-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMCTL_FUZZ_SECONDS="${1:-20}" >/dev/null
-cmake --build build/fuzz -j "$(nproc)" --target fuzz-profile fuzz-size fuzz-kernel-text fuzz-cgconfig fuzz-journal
+cmake --build build/fuzz -j "$(nproc)" --target fuzz-profile fuzz-size fuzz-kernel-text fuzz-cgconfig fuzz-shell-line fuzz-journal
 if [ "${1:-}" = runs ]; then
 	runs=$(python3 -c "print(int(float('${2:-1e7}')))")
-	for t in profile size kernel-text cgconfig journal; do
+	for t in profile size kernel-text cgconfig shell-line journal; do
 		mkdir -p "build/fuzz/tests/fuzz-corpus/$t"
 		echo "== fuzz-$t: $runs executions"
 		build/fuzz/tests/fuzz-$t -runs="$runs" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \

@@ -404,9 +404,49 @@ static void test_model(void)
 	tap_check(true, "snapshot_free twice is harmless");
 }
 
+/* A key map: "a" renamed to a constant, "b" copied, anything else left out. */
+static const char *test_map_name(void *arg, const char *key, size_t len, bool *ret_copy)
+{
+	(*(int *)arg)++;
+	if (len == 1 && key[0] == 'a')
+		return "renamed";
+	*ret_copy = len == 1 && key[0] == 'b';
+	return NULL;
+}
+
+static void test_key_map(void)
+{
+	int calls = 0;
+	struct mc_key_map map = { .name = test_map_name, .arg = &calls };
+	struct mc_kvs kv = { 0 };
+	struct mc_kvs *nodes = NULL;
+	size_t n = 0;
+	uint64_t v = 0;
+
+	static const char flat[] = "a 1\nb 2\nc 3\n", bad[] = "a 1\nb x\n",
+			  numa[] = "a N0=1 N1=2\nc N0=5\nb N1=3\n";
+
+	tap_eq_int(mc_parse_flat_keyed_map(flat, strlen(flat), &map, &kv), 0, "map: parses");
+	tap_check(kv.n == 2 && strcmp(kv.v[0].key, "renamed") == 0 && kv.v[0].borrowed &&
+			  strcmp(kv.v[1].key, "b") == 0 && !kv.v[1].borrowed && calls == 3,
+		  "map: renamed without a copy, copied, left out");
+	tap_eq_int(mc_parse_flat_keyed_map(bad, strlen(bad), &map, &kv), -EINVAL,
+		   "map: a bad line still fails");
+	tap_eq_u64(kv.n, 2, "map: and appends nothing");
+	mc_kvs_free(&kv);
+	tap_eq_int(mc_parse_numa_stat_map(numa, strlen(numa), 4096, false, &map, &nodes, &n), 0, "numa map: parses");
+	tap_check(n == 2 && nodes[0].n == 1 && mc_kvs_get(&nodes[0], "renamed", &v) == 0 && v == 1 &&
+			  mc_kvs_get(&nodes[1], "b", &v) == 0 && v == 3 && nodes[1].n == 2,
+		  "numa map: renamed, copied and left out per node");
+	for (size_t i = 0; i < n; i++)
+		mc_kvs_free(&nodes[i]);
+	free(nodes);
+}
+
 int main(void)
 {
 	test_flat();
+	test_key_map();
 	test_psi();
 	test_numa();
 	test_knob_value();

@@ -247,6 +247,16 @@ static void test_bad_values(struct mc_host *h)
 		put("a/b/memory.stat", v1_stat);
 		r = mc_subtree_read(t, 1, MC_READ_STAT, &gs, NULL);
 		tap_check(r == 0 && gs.bad == 0 && gs.stat.n > 0, "read: all good again, bits cleared");
+		/* names are remembered by place: a file whose keys move must still map right */
+		put("a/b/memory.stat", "total_cache 1\nnew_key 5\ntotal_rss 2\nrss 9\n");
+		r = mc_subtree_read(t, 1, MC_READ_STAT, &gs, NULL);
+		tap_check(r == 0 && gs.stat.n == 2 && mc_kvs_get(&gs.stat, "file", &v) == 0 && v == 1 &&
+				  mc_kvs_get(&gs.stat, "anon", &v) == 0 && v == 2,
+			  "read: keys in another order still renamed right (%zu keys)", gs.stat.n);
+		put("a/b/memory.stat", v1_stat);
+		r = mc_subtree_read(t, 1, MC_READ_STAT, &gs, NULL);
+		tap_check(r == 0 && mc_kvs_get(&gs.stat, "anon", &v) == 0 && v == 81920,
+			  "read: and back");
 		mc_group_snap_free(&gs);
 	}
 	mc_subtree_free(t);
