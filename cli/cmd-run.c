@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "cmd.h"
 #include "escape.h"
 #include "export.h"
@@ -43,9 +44,9 @@ struct run {
 	const struct run_opts *opts;
 	bool journal;          /* stderr is journald's: "<N>" priority prefixes */
 	char **seen;           /* notes already logged (once per cause) */
-	size_t n_seen;
+	size_t n_seen, cap_seen;
 	char **errors;         /* problems logged since the last clean interval */
-	size_t n_errors;
+	size_t n_errors, cap_errors;
 	unsigned long repeats; /* problems not logged again since then */
 	unsigned long iteration;
 	unsigned reclaims;     /* this interval */
@@ -78,37 +79,36 @@ static void run_log(const struct run *r, int prio, const char *fmt, ...)
 	mc_buf_release(&b);
 }
 
-/* True the first time s is added to the list: adds it. */
-static bool list_add_new(char ***list, size_t *n, const char *s)
+/*
+ * True the first time s is added to the list: adds it. Out of memory, s
+ * counts as new (logged again rather than never).
+ */
+static bool list_add_new(char ***list, size_t *n, size_t *cap, const char *s)
 {
-	char **v;
-
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp((*list)[i], s) == 0)
 			return false;
-	v = realloc(*list, (*n + 1) * sizeof(*v));
-	if (!v)
+	if (mc_array_reserve(list, cap, *n + 1, sizeof(**list)) < 0)
 		return true;
-	*list = v;
-	v[*n] = strdup(s);
-	if (v[*n])
+	(*list)[*n] = strdup(s);
+	if ((*list)[*n])
 		(*n)++;
 	return true;
 }
 
-static void list_clear(char ***list, size_t *n)
+static void list_clear(char ***list, size_t *n, size_t *cap)
 {
 	for (size_t i = 0; i < *n; i++)
 		free((*list)[i]);
 	free(*list);
 	*list = NULL;
-	*n = 0;
+	*n = *cap = 0;
 }
 
 /* True the first time a note is seen: notes repeat every interval. */
 static bool first_time(struct run *r, const char *note)
 {
-	return list_add_new(&r->seen, &r->n_seen, note);
+	return list_add_new(&r->seen, &r->n_seen, &r->cap_seen, note);
 }
 
 /*
@@ -121,7 +121,7 @@ static void on_error(void *arg, const char *msg)
 	struct run *r = arg;
 
 	run_state_error(&r->state, msg);
-	if (list_add_new(&r->errors, &r->n_errors, msg))
+	if (list_add_new(&r->errors, &r->n_errors, &r->cap_errors, msg))
 		run_log(r, 3, "%s", msg);
 	else
 		r->repeats++;
@@ -137,7 +137,7 @@ static void interval_done(struct run *r, int rc)
 		run_log(r, 6, "recovered: interval %lu completed (%zu problem%s, repeated %lu times, "
 			   "since the last clean one)", r->iteration, r->n_errors,
 			r->n_errors == 1 ? "" : "s", r->repeats);
-		list_clear(&r->errors, &r->n_errors);
+		list_clear(&r->errors, &r->n_errors, &r->cap_errors);
 		r->repeats = 0;
 	}
 }
@@ -530,8 +530,8 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 	mc_err_sink = (struct mc_err_sink){ 0 };
 	run_state_unpublish(&run.state, ctx);
 	run_state_free(&run.state);
-	list_clear(&run.seen, &run.n_seen);
-	list_clear(&run.errors, &run.n_errors);
+	list_clear(&run.seen, &run.n_seen, &run.cap_seen);
+	list_clear(&run.errors, &run.n_errors, &run.cap_errors);
 	mc_export_free(run.export);
 	mc_policy_free(req.pol);
 	mc_profile_free(&p);
