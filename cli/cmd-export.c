@@ -79,6 +79,11 @@ static int cmd_export_exec(struct mc_ctx *ctx, const void *opts, int argc, char 
 		free(parent);
 		return MC_EXIT_HOST;
 	}
+	if (mc_export_set_state_dir(e, ctx->state_dir) < 0) {
+		mc_err("out of memory");
+		rc = MC_EXIT_HOST;
+		goto out;
+	}
 	if (o->profile) {
 		if ((rc = mc_load_profile(ctx, o->profile, &prof)) != 0)
 			goto out;

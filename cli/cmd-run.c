@@ -460,7 +460,8 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 		mc_profile_free(&p);
 		return MC_EXIT_HOST;
 	}
-	if (run_state_init(&run.state, path, &p, req.dry_run) < 0) {
+	if ((run.export && mc_export_set_state_dir(run.export, ctx->state_dir) < 0) ||
+	    run_state_init(&run.state, path, &p, req.dry_run) < 0) {
 		mc_err("out of memory");
 		mc_export_free(run.export);
 		mc_policy_free(req.pol);
@@ -504,15 +505,16 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 		req.write_budget_ms = (long)p.interval_ms;
 		run_state_begin(&run.state, ctx, &p);
 		rc = mc_run_plan(ctx, &p, &req);
-		if (run.export)
-			export_interval(&run, &p, &req);
-		if (run.iteration > RUN_WARMUP_INTERVALS)
-			run.steady_faults += minor_faults() - faults;
 		if (run.reclaims)
 			run_log(&run, 6, "%u reclaim%s, at most %u in flight (reclaim.concurrency %u)",
 				run.reclaims, run.reclaims == 1 ? "" : "s", run.peak, p.concurrency);
 		interval_done(&run, rc);
 		publish_interval(&run, &p, req.pol, rc);
+		/* after publishing: the export carries this interval's figures too */
+		if (run.export)
+			export_interval(&run, &p, &req);
+		if (run.iteration > RUN_WARMUP_INTERVALS)
+			run.steady_faults += minor_faults() - faults;
 		if (once)
 			break;
 		deadline_next(&next, p.interval_ms);

@@ -371,6 +371,8 @@ int mc_resolve_parent_opt(struct mc_ctx *ctx, char **ret);
 /*
  * Turns a GROUP argument into an absolute cgroup path: "/a/b" is taken from
  * the hierarchy root, anything else is relative to -p PARENT (default self).
+ * An empty GROUP is refused, never taken for the parent; so is a path
+ * longer than PATH_MAX or a name longer than NAME_MAX.
  * Says what is wrong (-p, or the group); returns 0 or an exit code.
  */
 int mc_resolve_group(struct mc_ctx *ctx, const char *arg, char **ret);

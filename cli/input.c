@@ -89,6 +89,11 @@ int mc_resolve_group(struct mc_ctx *ctx, const char *arg, char **ret)
 	char *spec, *parent = NULL;
 	int r, rc;
 
+	if (!arg[0]) {
+		mc_err("invalid group '': it is empty (a GROUP names a group below the parent; "
+		       "the parent itself is -p PARENT)");
+		return MC_EXIT_INVALID;
+	}
 	/* a relative GROUP is below -p: when -p is what is wrong, say so */
 	if (arg[0] != '/') {
 		if ((rc = mc_resolve_parent_opt(ctx, &parent)) != 0)

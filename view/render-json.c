@@ -107,6 +107,16 @@ void export_render_json(struct mc_export *e)
 	}
 	if (e->intervals)
 		mc_buf_printf(b, ",\"run_intervals\":%lu", e->intervals);
+	if (e->m.daemons.n) {
+		/* the daemons' figures and structured decisions, from their published state */
+		mc_buf_adds(b, ",\"runs\":[");
+		for (size_t i = 0; i < e->m.daemons.n; i++) {
+			if (i)
+				mc_buf_addc(b, ',');
+			top_json_daemon(b, &e->m.daemons.v[i]);
+		}
+		mc_buf_addc(b, ']');
+	}
 	mc_buf_printf(b, ",\"groups\":[");
 	for (size_t o = 0; o < e->m.n_order; o++) {
 		const struct top_row *r = export_row(e, o);

@@ -318,6 +318,14 @@ done
 	{ fail "reason '$want' not on the screen:"; screen; }
 expect_gone "simulated" "no 'simulated' while memctl run manages the groups"
 
+# batch JSON: a timestamp per line, the daemon, its structured decisions
+mc -o json top -b -n 1 -p self/$R > "$T_TMP/b.json"
+jq -e --arg g "$T_SELF/$R/$DG" --arg pol "$policy" --argjson pid $RUN_PID --argjson now "$(date +%s)" '
+	(.time - $now | fabs) < 30 and (.runs[0].pid == $pid) and
+	([.groups[] | select(.path == $g) | .decisions[] | select(.policy == $pol and .kind == "set")
+	  | has("knob") and has("old") and has("new") and (.reason | length > 0)] | any)' \
+	"$T_TMP/b.json" > /dev/null && pass "top -b -o json: time, the daemon, structured decisions" ||
+	fail "top -b -o json: $(head -c 2000 "$T_TMP/b.json")"
 kill -TERM $RUN_PID; wait $RUN_PID 2>/dev/null
 [ ! -e "$STATEF" ] && pass "a stopped daemon removes its state file" || fail "$STATEF left behind"
 expect "no memctl run: simulated" "without the daemon, the line says decisions are simulated"
