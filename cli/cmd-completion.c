@@ -230,6 +230,40 @@ static void bash_opt_pattern(FILE *f, const struct mc_opt *o)
 	fprintf(f, "--%s", o->name);
 }
 
+/*
+ * The words before the command, in bash: the loop that finds the command
+ * (options that take a value skip it; -p is kept for the group lists),
+ * then the branch for a line with no command yet.
+ */
+static void bash_find_command(FILE *f, const struct comp_ctx *c)
+{
+	fputs("\t# the options that take a value skip it when looking for the command\n"
+	      "\tfor ((i = 1; i < ${#words[@]}; i++)); do\n"
+	      "\t\t((i == cword)) && continue\n"
+	      "\t\tw=${words[i]}\n"
+	      "\t\tcase $w in\n"
+	      "\t\t-p|--parent) ((i + 1 != cword)) && parent=${words[i + 1]}; ((i++)); continue ;;\n"
+	      "\t\t--parent=*) parent=${w#--parent=}; continue ;;\n\t\t", f);
+	for (size_t i = 0, first = 1; i < c->n_opts; i++) {
+		if (c->opts[i].opt->type == MC_OPT_FLAG ||
+		    strcmp(c->opts[i].opt->name, "parent") == 0)
+			continue;
+		fputs(first ? "" : "|", f);
+		bash_opt_pattern(f, c->opts[i].opt);
+		first = 0;
+	}
+	fputs(") ((i++)); continue ;;\n"
+	      "\t\t-*) continue ;;\n"
+	      "\t\tesac\n"
+	      "\t\tif [[ -z $cmd ]]; then cmd=$w cmd_at=$i; elif ((i < cword)); then ((argi++)); fi\n"
+	      "\tdone\n"
+	      "\t# before the command only options make sense\n"
+	      "\t((cmd_at > cword)) && argi=-1\n\n"
+	      "\t# the command, by name, unique prefix or alias; then its argument argi\n"
+	      "\tcase $cmd in\n"
+	      "\t'')\n", f);
+}
+
 static void bash_context(FILE *f, const struct comp_ctx *c)
 {
 	bool repeat;
@@ -240,31 +274,7 @@ static void bash_context(FILE *f, const struct comp_ctx *c)
 		put_prefixes(f, c->cmd, "|");
 		fputs(")\n", f);
 	} else {
-		fputs("\t# the options that take a value skip it when looking for the command\n"
-		      "\tfor ((i = 1; i < ${#words[@]}; i++)); do\n"
-		      "\t\t((i == cword)) && continue\n"
-		      "\t\tw=${words[i]}\n"
-		      "\t\tcase $w in\n"
-		      "\t\t-p|--parent) ((i + 1 != cword)) && parent=${words[i + 1]}; ((i++)); continue ;;\n"
-		      "\t\t--parent=*) parent=${w#--parent=}; continue ;;\n\t\t", f);
-		for (size_t i = 0, first = 1; i < c->n_opts; i++) {
-			if (c->opts[i].opt->type == MC_OPT_FLAG ||
-			    strcmp(c->opts[i].opt->name, "parent") == 0)
-				continue;
-			fputs(first ? "" : "|", f);
-			bash_opt_pattern(f, c->opts[i].opt);
-			first = 0;
-		}
-		fputs(") ((i++)); continue ;;\n"
-		      "\t\t-*) continue ;;\n"
-		      "\t\tesac\n"
-		      "\t\tif [[ -z $cmd ]]; then cmd=$w cmd_at=$i; elif ((i < cword)); then ((argi++)); fi\n"
-		      "\tdone\n"
-		      "\t# before the command only options make sense\n"
-		      "\t((cmd_at > cword)) && argi=-1\n\n"
-		      "\t# the command, by name, unique prefix or alias; then its argument argi\n"
-		      "\tcase $cmd in\n"
-		      "\t'')\n", f);
+		bash_find_command(f, c);
 	}
 	fputs("\t\tcase $prev in\n", f);
 	for (size_t i = 0; i < c->n_opts; i++) {
@@ -597,8 +607,11 @@ static int list_groups(struct mc_ctx *ctx)
 	int r;
 
 	r = mc_host_open(&ho, &h);
-	if (r == 0)
-		r = mc_host_resolve_parent(h, ctx->parent, &parent);
+	if (r == 0 && (r = mc_host_resolve_parent(h, ctx->parent, &parent)) < 0) {
+		mc_err("invalid parent '%s' (-p, --parent): %s", ctx->parent, mc_resolve_why(r, false));
+		mc_host_free(h);
+		return MC_EXIT_INVALID;
+	}
 	if (r == 0)
 		r = mc_subtree_new(h, parent, &rd);
 	if (r == 0)
@@ -614,7 +627,7 @@ static int list_groups(struct mc_ctx *ctx)
 		mc_host_free(h);
 	if (r < 0) {
 		mc_err("cannot list the groups below '%s': %s", ctx->parent, mc_strerror(r));
-		return MC_EXIT_HOST;
+		return r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
 	}
 	return MC_EXIT_OK;
 }

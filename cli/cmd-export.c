@@ -71,16 +71,18 @@ static int cmd_export_exec(struct mc_ctx *ctx, const void *opts, int argc, char 
 	size_t len;
 	int rc = MC_EXIT_OK, r;
 
-	r = mc_host_resolve_parent(ctx->host, ctx->parent, &parent);
-	if (r < 0) {
-		mc_err("invalid parent '%s': %s", ctx->parent, mc_strerror(r));
-		return MC_EXIT_INVALID;
-	}
+	if ((rc = mc_resolve_parent_opt(ctx, &parent)) != 0)
+		return rc;
 	r = mc_export_new(ctx->host, parent, export_warn, NULL, &e);
 	if (r < 0) {
 		mc_err("out of memory");
 		free(parent);
 		return MC_EXIT_HOST;
+	}
+	if (mc_export_set_state_dir(e, ctx->state_dir) < 0) {
+		mc_err("out of memory");
+		rc = MC_EXIT_HOST;
+		goto out;
 	}
 	if (o->profile) {
 		if ((rc = mc_load_profile(ctx, o->profile, &prof)) != 0)

@@ -79,11 +79,8 @@ static int cmd_get_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 			names[n++] = k;
 		names[n++] = GET_USAGE;
 	}
-	r = mc_resolve_group(ctx, argv[0], &abs);
-	if (r < 0) {
-		mc_err("invalid group '%s': %s", argv[0], mc_strerror(r));
-		return MC_EXIT_INVALID;
-	}
+	if ((rc = mc_resolve_group(ctx, argv[0], &abs)) != 0)
+		return rc;
 	r = mc_host_snapshot(ctx->host, abs, &snap);
 	if (r < 0) {
 		mc_err("cannot read group '%s': %s", abs, mc_strerror(r));

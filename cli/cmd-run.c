@@ -24,11 +24,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "cmd.h"
 #include "escape.h"
 #include "export.h"
 #include "run-state.h"
 #include "file.h"
+#include "units.h"
 
 struct run_opts {
 	bool once;
@@ -43,9 +45,9 @@ struct run {
 	const struct run_opts *opts;
 	bool journal;          /* stderr is journald's: "<N>" priority prefixes */
 	char **seen;           /* notes already logged (once per cause) */
-	size_t n_seen;
+	size_t n_seen, cap_seen;
 	char **errors;         /* problems logged since the last clean interval */
-	size_t n_errors;
+	size_t n_errors, cap_errors;
 	unsigned long repeats; /* problems not logged again since then */
 	unsigned long iteration;
 	unsigned reclaims;     /* this interval */
@@ -78,37 +80,36 @@ static void run_log(const struct run *r, int prio, const char *fmt, ...)
 	mc_buf_release(&b);
 }
 
-/* True the first time s is added to the list: adds it. */
-static bool list_add_new(char ***list, size_t *n, const char *s)
+/*
+ * True the first time s is added to the list: adds it. Out of memory, s
+ * counts as new (logged again rather than never).
+ */
+static bool list_add_new(char ***list, size_t *n, size_t *cap, const char *s)
 {
-	char **v;
-
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp((*list)[i], s) == 0)
 			return false;
-	v = realloc(*list, (*n + 1) * sizeof(*v));
-	if (!v)
+	if (mc_array_reserve(list, cap, *n + 1, sizeof(**list)) < 0)
 		return true;
-	*list = v;
-	v[*n] = strdup(s);
-	if (v[*n])
+	(*list)[*n] = strdup(s);
+	if ((*list)[*n])
 		(*n)++;
 	return true;
 }
 
-static void list_clear(char ***list, size_t *n)
+static void list_clear(char ***list, size_t *n, size_t *cap)
 {
 	for (size_t i = 0; i < *n; i++)
 		free((*list)[i]);
 	free(*list);
 	*list = NULL;
-	*n = 0;
+	*n = *cap = 0;
 }
 
 /* True the first time a note is seen: notes repeat every interval. */
 static bool first_time(struct run *r, const char *note)
 {
-	return list_add_new(&r->seen, &r->n_seen, note);
+	return list_add_new(&r->seen, &r->n_seen, &r->cap_seen, note);
 }
 
 /*
@@ -121,7 +122,7 @@ static void on_error(void *arg, const char *msg)
 	struct run *r = arg;
 
 	run_state_error(&r->state, msg);
-	if (list_add_new(&r->errors, &r->n_errors, msg))
+	if (list_add_new(&r->errors, &r->n_errors, &r->cap_errors, msg))
 		run_log(r, 3, "%s", msg);
 	else
 		r->repeats++;
@@ -137,7 +138,7 @@ static void interval_done(struct run *r, int rc)
 		run_log(r, 6, "recovered: interval %lu completed (%zu problem%s, repeated %lu times, "
 			   "since the last clean one)", r->iteration, r->n_errors,
 			r->n_errors == 1 ? "" : "s", r->repeats);
-		list_clear(&r->errors, &r->n_errors);
+		list_clear(&r->errors, &r->n_errors, &r->cap_errors);
 		r->repeats = 0;
 	}
 }
@@ -163,6 +164,31 @@ static void on_notes(void *arg, const struct mc_decisions *dec, const struct mc_
 	}
 }
 
+/*
+ * One unit per line: the sizes a log line shows beside a reason (old -> new,
+ * what a reclaim asked for and got) are written in the unit of the
+ * reason's sizes (the engine chose one that divides them), else each on its
+ * own as everywhere else.
+ */
+static const char *line_size(uint64_t v, int shift, char buf[static MC_UNITS_MARK_LEN])
+{
+	return shift < 0 ? mc_fmt_size(v, buf) : mc_units_format(v, (unsigned)shift, buf);
+}
+
+static const char *line_reclaim(const struct mc_step *s, int shift, char *buf, size_t len)
+{
+	char v[MC_UNITS_MARK_LEN];
+	size_t off;
+
+	off = (size_t)snprintf(buf, len, "%s", line_size(s->bytes, shift, v));
+	for (size_t n = 0; s->node_bytes && n < s->n_nodes && off < len; n++)
+		off += (size_t)snprintf(buf + off, len - off, "%s N%zu=%s", n ? "," : " (", n,
+					line_size(s->node_bytes[n], shift, v));
+	if (s->node_bytes && s->n_nodes && off < len)
+		snprintf(buf + off, len - off, ")");
+	return buf;
+}
+
 static void on_step(void *arg, const struct mc_step *s)
 {
 	struct run *r = arg;
@@ -175,6 +201,15 @@ static void on_step(void *arg, const struct mc_step *s)
 		return;	/* logged with its outcome */
 	if (s->kind == MC_STEP_NOTE && !first_time(r, s->reason))
 		return;
+	if (s->kind == MC_STEP_WRITE && s->reason) {
+		int u = mc_units_of_line(s->reason);
+		char a[MC_UNITS_MARK_LEN], b[MC_UNITS_MARK_LEN];
+
+		run_log(r, 6, "%s: %s %s -> %s: %s", s->group, s->file,
+			s->old_valid ? line_size(s->old_raw, u, a) : "(new)",
+			line_size(s->new_raw, u, b), s->reason);
+		return;
+	}
 	f = open_memstream(&line, &len);
 	if (!f)
 		return;
@@ -189,28 +224,30 @@ static void on_step(void *arg, const struct mc_step *s)
 static void on_reclaim(void *arg, const struct mc_step *s, int err, uint64_t got)
 {
 	struct run *r = arg;
-	char a[24], b[24], v[128];
+	int u = s->reason ? mc_units_of_line(s->reason) : -1;
+	char a[MC_UNITS_MARK_LEN], v[256];
 
 	r->reclaims++;
 	run_state_reclaim(&r->state, s, err, got);
 	if (err < 0)
-		run_log(r, 4, "%s: reclaim %s: %s (got %s): %s", s->group,
-			mc_fmt_reclaim(s, v, sizeof(v)), mc_strerror(err), mc_fmt_size(got, a), s->reason);
+		run_log(r, 4, "%s: reclaim %s: %s (got %s): %s", s->group, line_reclaim(s, u, v, sizeof(v)),
+			mc_strerror(err), line_size(got, u, a), s->reason);
 	else
-		run_log(r, 6, "%s: reclaim %s: got %s: %s", s->group, mc_fmt_reclaim(s, v, sizeof(v)),
-			mc_fmt_size(got, b), s->reason);
+		run_log(r, 6, "%s: reclaim %s: got %s: %s", s->group, line_reclaim(s, u, v, sizeof(v)),
+			line_size(got, u, a), s->reason);
 }
 
 static void on_dry_step(void *arg, const struct mc_step *s)
 {
 	struct run *r = arg;
-	char v[128];
+	char v[256];
 
 	if (s->kind == MC_STEP_RECLAIM)
 		run_state_step(&r->state, s);
 	if (s->kind == MC_STEP_RECLAIM)
-		run_log(arg, 6, "%s: would reclaim %s: %s", s->group, mc_fmt_reclaim(s, v, sizeof(v)),
-			s->reason);
+		run_log(arg, 6, "%s: would reclaim %s: %s", s->group,
+			line_reclaim(s, s->reason ? mc_units_of_line(s->reason) : -1, v, sizeof(v)),
+			s->reason ? s->reason : "");
 	else
 		on_step(arg, s);
 }
@@ -460,7 +497,8 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 		mc_profile_free(&p);
 		return MC_EXIT_HOST;
 	}
-	if (run_state_init(&run.state, path, &p, req.dry_run) < 0) {
+	if ((run.export && mc_export_set_state_dir(run.export, ctx->state_dir) < 0) ||
+	    run_state_init(&run.state, path, &p, req.dry_run) < 0) {
 		mc_err("out of memory");
 		mc_export_free(run.export);
 		mc_policy_free(req.pol);
@@ -504,15 +542,16 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 		req.write_budget_ms = (long)p.interval_ms;
 		run_state_begin(&run.state, ctx, &p);
 		rc = mc_run_plan(ctx, &p, &req);
-		if (run.export)
-			export_interval(&run, &p, &req);
-		if (run.iteration > RUN_WARMUP_INTERVALS)
-			run.steady_faults += minor_faults() - faults;
 		if (run.reclaims)
 			run_log(&run, 6, "%u reclaim%s, at most %u in flight (reclaim.concurrency %u)",
 				run.reclaims, run.reclaims == 1 ? "" : "s", run.peak, p.concurrency);
 		interval_done(&run, rc);
 		publish_interval(&run, &p, req.pol, rc);
+		/* after publishing: the export carries this interval's figures too */
+		if (run.export)
+			export_interval(&run, &p, &req);
+		if (run.iteration > RUN_WARMUP_INTERVALS)
+			run.steady_faults += minor_faults() - faults;
 		if (once)
 			break;
 		deadline_next(&next, p.interval_ms);
@@ -530,8 +569,8 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 	mc_err_sink = (struct mc_err_sink){ 0 };
 	run_state_unpublish(&run.state, ctx);
 	run_state_free(&run.state);
-	list_clear(&run.seen, &run.n_seen);
-	list_clear(&run.errors, &run.n_errors);
+	list_clear(&run.seen, &run.n_seen, &run.cap_seen);
+	list_clear(&run.errors, &run.n_errors, &run.cap_errors);
 	mc_export_free(run.export);
 	mc_policy_free(req.pol);
 	mc_profile_free(&p);

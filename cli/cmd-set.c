@@ -59,11 +59,9 @@ static int cmd_set_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 	const char *why;
 	int rc = MC_EXIT_INVALID, r;
 
-	r = mc_resolve_group(ctx, argv[0], &abs);
-	if (r < 0) {
-		mc_err("invalid group '%s': %s", argv[0], mc_strerror(r));
-		return MC_EXIT_INVALID;
-	}
+	if ((rc = mc_resolve_group(ctx, argv[0], &abs)) != 0)
+		return rc;
+	rc = MC_EXIT_INVALID;
 	slash = strrchr(abs, '/');
 	if (!slash[1]) {
 		mc_err("cannot set knobs of the root cgroup");

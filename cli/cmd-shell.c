@@ -29,6 +29,7 @@
 #include <readline/readline.h>
 
 #include "cmd.h"
+#include "columns.h"
 #include "subtree.h"
 
 #define SHELL_MAX_ARGS 128
@@ -305,6 +306,10 @@ static char **shell_complete(const char *text, int start, int end)
 		break;
 	case MC_COMPLETE_KNOB:
 		add_knobs(false);
+		break;
+	case MC_COMPLETE_COLUMN:
+		for (size_t i = 0; i < top_n_cols; i++)
+			words_add(top_cols[i].name);
 		break;
 	case MC_COMPLETE_WORDS:
 		for (const char *w = opt ? opt->words : cmd->arg_words; w && *w;

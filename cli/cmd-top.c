@@ -200,11 +200,9 @@ static int cmd_top_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 		for (size_t i = 0; i < top_n_cols; i++)
 			cols[n_cols++] = (int)i;
 	}
-	r = mc_host_resolve_parent(ctx->host, ctx->parent, &parent);
-	if (r < 0) {
-		mc_err("invalid parent '%s': %s", ctx->parent, mc_strerror(r));
+	if ((rc = mc_resolve_parent_opt(ctx, &parent)) != 0) {
 		free(cols);
-		return MC_EXIT_INVALID;
+		return rc;
 	}
 	r = top_model_init(&m, ctx->host, parent);
 	if (r < 0) {
@@ -252,6 +250,7 @@ static int cmd_top_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 		rc = run_batch(ctx, o, &m, cols, n_cols);
 	} else {
 		struct top_screen_opts so = { .delay = o->delay, .cols = cols, .n_cols = n_cols,
+					      .cols_given = o->columns != NULL,
 					      .edit = top_edit, .edit_arg = ctx,
 					      .iterations = o->iterations };
 

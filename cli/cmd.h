@@ -358,9 +358,22 @@ void mc_print_step(FILE *f, const char *prefix, const struct mc_step *s, bool re
 /* Takes the state lock, printing who holds it while waiting. Exit code or 0. */
 int mc_take_lock(struct mc_ctx *ctx, struct mc_lock **ret);
 
+/* Why a parent (-p, a profile's parent:) or a GROUP did not resolve (r), for people. */
+const char *mc_resolve_why(int r, bool group);
+
+/*
+ * Turns -p PARENT (ctx->parent) into an absolute cgroup path (*ret, newly
+ * allocated). When it cannot be one, says so naming -p: returns 0 or an
+ * exit code.
+ */
+int mc_resolve_parent_opt(struct mc_ctx *ctx, char **ret);
+
 /*
  * Turns a GROUP argument into an absolute cgroup path: "/a/b" is taken from
  * the hierarchy root, anything else is relative to -p PARENT (default self).
+ * An empty GROUP is refused, never taken for the parent; so is a path
+ * longer than PATH_MAX or a name longer than NAME_MAX.
+ * Says what is wrong (-p, or the group); returns 0 or an exit code.
  */
 int mc_resolve_group(struct mc_ctx *ctx, const char *arg, char **ret);
 

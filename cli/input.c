@@ -63,18 +63,56 @@ int mc_load_profile(const struct mc_ctx *ctx, const char *path, struct mc_profil
 	return 0;
 }
 
+const char *mc_resolve_why(int r, bool group)
+{
+	if (r == -EINVAL && group)
+		return "'.', '..' and empty parts are not group names";
+	if (r == -EINVAL)
+		return "not self, self/GROUP or an absolute path of group names ('.', '..' and "
+		       "empty parts are not names)";
+	return mc_strerror(r);
+}
+
+int mc_resolve_parent_opt(struct mc_ctx *ctx, char **ret)
+{
+	int r = mc_host_resolve_parent(ctx->host, ctx->parent, ret);
+
+	if (r < 0) {
+		mc_err("invalid parent '%s' (-p, --parent): %s", ctx->parent, mc_resolve_why(r, false));
+		return r == -ENOMEM ? MC_EXIT_HOST : MC_EXIT_INVALID;
+	}
+	return 0;
+}
+
 int mc_resolve_group(struct mc_ctx *ctx, const char *arg, char **ret)
 {
-	char *spec;
-	int r;
+	char *spec, *parent = NULL;
+	int r, rc;
 
+	if (!arg[0]) {
+		mc_err("invalid group '': it is empty (a GROUP names a group below the parent; "
+		       "the parent itself is -p PARENT)");
+		return MC_EXIT_INVALID;
+	}
+	/* a relative GROUP is below -p: when -p is what is wrong, say so */
+	if (arg[0] != '/') {
+		if ((rc = mc_resolve_parent_opt(ctx, &parent)) != 0)
+			return rc;
+		free(parent);
+	}
 	if (arg[0] == '/')
 		spec = strdup(arg);
 	else if (asprintf(&spec, "%s/%s", ctx->parent, arg) < 0)
 		spec = NULL;
-	if (!spec)
-		return -ENOMEM;
+	if (!spec) {
+		mc_err("out of memory");
+		return MC_EXIT_HOST;
+	}
 	r = mc_host_resolve_parent(ctx->host, spec, ret);
 	free(spec);
-	return r;
+	if (r < 0) {
+		mc_err("invalid group '%s': %s", arg, mc_resolve_why(r, true));
+		return r == -ENOMEM ? MC_EXIT_HOST : MC_EXIT_INVALID;
+	}
+	return 0;
 }

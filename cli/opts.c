@@ -9,7 +9,8 @@
  * Then every option is parsed against the global options and the command's
  * own, into the context (shared options) or the command's option struct.
  * Nothing is kept between calls: the shell parses each line from scratch.
- * The parser prints nothing; mc_opt_error_print says what went wrong.
+ * The parser (mc_call_parse) prints nothing, so that a fuzzer can drive it;
+ * mc_opt_error_print says what went wrong.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -207,62 +208,56 @@ static int opt_set(const struct mc_opt *o, const char *arg, struct mc_ctx *ctx, 
 
 /* --- the command line --- */
 
-/*
- * The option argv[*i] starts (a long one, or a cluster of short ones),
- * with its value; advances *i past what it used. For each option found
- * calls set (when not NULL). cmd NULL: any command's options, and unknown
- * ones are skipped (the scan for the command word).
- */
-static int one_word(const struct mc_cmd *cmd, int argc, char **argv, int *i,
-		    int (*set)(const struct mc_opt *o, const char *arg, void *data), void *data,
-		    struct mc_opt_error *err)
+typedef int opt_setter(const struct mc_opt *o, const char *arg, void *data);
+
+/* "--name", "--name=VALUE" or "--name VALUE" at argv[*i]; see one_word. */
+static int long_option(const struct mc_cmd *cmd, int argc, char **argv, int *i, opt_setter *set,
+		       void *data, struct mc_opt_error *err)
 {
-	const char *w = argv[*i];
+	const char *w = argv[*i], *eq = strchr(w + 2, '=');
+	struct find f = { .name = w + 2, .len = eq ? (size_t)(eq - w - 2) : strlen(w + 2) };
+	const char *arg = eq ? eq + 1 : NULL;
+	const struct mc_opt *o;
 
-	err->word = w;
-	err->value = NULL;
-	if (w[1] == '-') {
-		const char *eq = strchr(w + 2, '=');
-		struct find f = { .name = w + 2, .len = eq ? (size_t)(eq - w - 2) : strlen(w + 2) };
-		const struct mc_opt *o;
-		const char *arg = eq ? eq + 1 : NULL;
-
-		find_opt(cmd, &f);
-		o = found(&f);
-		(*i)++;
-		if (!o) {
-			if (!cmd)
-				return 0;
-			err->kind = f.prefix2 ? MC_OPT_ERR_AMBIGUOUS : MC_OPT_ERR_UNKNOWN;
-			err->opt = f.prefix;
-			err->other_opt = f.prefix2;
-			if (!f.prefix2 && (err->other = taken_by(&f, &err->other_opt)))
-				err->kind = MC_OPT_ERR_NOT_TAKEN;
-			return -EINVAL;
-		}
-		err->opt = o;
-		if (o->type == MC_OPT_FLAG && arg) {
-			err->kind = MC_OPT_ERR_NO_VALUE;
-			return -EINVAL;
-		}
-		if (o->type != MC_OPT_FLAG && !arg) {
-			if (*i >= argc) {
-				err->kind = MC_OPT_ERR_NEEDS_VALUE;
-				return -EINVAL;
-			}
-			arg = argv[(*i)++];
-		}
-		return set ? set(o, arg, data) : 0;
+	find_opt(cmd, &f);
+	o = found(&f);
+	(*i)++;
+	if (!o) {
+		if (!cmd)
+			return 0;
+		err->kind = f.prefix2 ? MC_OPT_ERR_AMBIGUOUS : MC_OPT_ERR_UNKNOWN;
+		err->opt = f.prefix;
+		err->other_opt = f.prefix2;
+		if (!f.prefix2 && (err->other = taken_by(&f, &err->other_opt)))
+			err->kind = MC_OPT_ERR_NOT_TAKEN;
+		return -EINVAL;
 	}
-	for (const char *c = w + 1; *c; c++) {
+	err->opt = o;
+	if (o->type == MC_OPT_FLAG && arg) {
+		err->kind = MC_OPT_ERR_NO_VALUE;
+		return -EINVAL;
+	}
+	if (o->type != MC_OPT_FLAG && !arg) {
+		if (*i >= argc) {
+			err->kind = MC_OPT_ERR_NEEDS_VALUE;
+			return -EINVAL;
+		}
+		arg = argv[(*i)++];
+	}
+	return set ? set(o, arg, data) : 0;
+}
+
+/* "-abc", "-nVALUE", "-n VALUE" at argv[*i]; see one_word. */
+static int short_options(const struct mc_cmd *cmd, int argc, char **argv, int *i, opt_setter *set,
+			 void *data, struct mc_opt_error *err)
+{
+	for (const char *c = argv[*i] + 1; *c; c++) {
 		struct find f = { .short_name = *c };
-		const struct mc_opt *o;
 		const char *arg = NULL;
 		int r;
 
 		find_opt(cmd, &f);
-		o = f.exact;
-		if (!o) {
+		if (!f.exact) {
 			if (!cmd)
 				continue;
 			(*i)++;
@@ -271,24 +266,42 @@ static int one_word(const struct mc_cmd *cmd, int argc, char **argv, int *i,
 			err->value = c;   /* the letter */
 			return -EINVAL;
 		}
-		err->opt = o;
-		if (o->type != MC_OPT_FLAG) {
-			(*i)++;
-			if (c[1]) {
-				arg = c + 1;
-			} else if (*i < argc) {
-				arg = argv[(*i)++];
-			} else {
-				err->kind = MC_OPT_ERR_NEEDS_VALUE;
-				return -EINVAL;
-			}
-			return set ? set(o, arg, data) : 0;
+		err->opt = f.exact;
+		if (f.exact->type == MC_OPT_FLAG) {
+			if (set && (r = set(f.exact, NULL, data)) < 0)
+				return r;
+			continue;
 		}
-		if (set && (r = set(o, NULL, data)) < 0)
-			return r;
+		/* the rest of the word, or the next one, is the value */
+		(*i)++;
+		if (c[1]) {
+			arg = c + 1;
+		} else if (*i < argc) {
+			arg = argv[(*i)++];
+		} else {
+			err->kind = MC_OPT_ERR_NEEDS_VALUE;
+			return -EINVAL;
+		}
+		return set ? set(f.exact, arg, data) : 0;
 	}
 	(*i)++;
 	return 0;
+}
+
+/*
+ * The option argv[*i] starts (a long one, or a cluster of short ones),
+ * with its value; advances *i past what it used. For each option found
+ * calls set (when not NULL). cmd NULL: any command's options, and unknown
+ * ones are skipped (the scan for the command word).
+ */
+static int one_word(const struct mc_cmd *cmd, int argc, char **argv, int *i, opt_setter *set,
+		    void *data, struct mc_opt_error *err)
+{
+	err->word = argv[*i];
+	err->value = NULL;
+	if (argv[*i][1] == '-')
+		return long_option(cmd, argc, argv, i, set, data, err);
+	return short_options(cmd, argc, argv, i, set, data, err);
 }
 
 static bool is_option(const char *w)
@@ -393,8 +406,7 @@ static int call_command(int argc, char **argv, int *ret_at, struct mc_call *ret,
  * last bad one stays in err). Returns 0 or that error.
  */
 static int walk(const struct mc_cmd *cmd, int argc, char **argv, int at,
-		void (*operand)(char *w, void *data),
-		int (*set)(const struct mc_opt *o, const char *arg, void *data), void *data,
+		void (*operand)(char *w, void *data), opt_setter *set, void *data,
 		bool stop, struct mc_opt_error *err)
 {
 	bool dashdash = false;
@@ -530,6 +542,18 @@ static int word_len(const char *w)
 	return (int)strcspn(w, "=");
 }
 
+/* What is wrong with the value of e->opt. */
+static void bad_value(const char *cmd, const struct mc_opt_error *e)
+{
+	if (e->opt->type == MC_OPT_OUTPUT)
+		mc_err("%s: unknown output format '%s' (%s takes: %s)", cmd, e->value, cmd,
+		       e->opt->words);
+	else if (e->opt->type == MC_OPT_COUNT)
+		mc_err("%s: invalid %s '%s' (a number >= 1)", cmd, e->opt->name, e->value);
+	else
+		mc_err("%s: invalid %s '%s' (seconds, 0.01 to 86400)", cmd, e->opt->name, e->value);
+}
+
 void mc_opt_error_print(const struct mc_ctx *ctx, const struct mc_opt_error *e)
 {
 	const char *cmd = e->cmd ? e->cmd->name : NULL;
@@ -566,14 +590,7 @@ void mc_opt_error_print(const struct mc_ctx *ctx, const struct mc_opt_error *e)
 		mc_err("%s: option '--%s' takes no value", cmd, e->opt->name);
 		break;
 	case MC_OPT_ERR_BAD_VALUE:
-		if (e->opt->type == MC_OPT_OUTPUT)
-			mc_err("%s: unknown output format '%s' (%s takes: %s)", cmd, e->value, cmd,
-			       e->opt->words);
-		else if (e->opt->type == MC_OPT_COUNT)
-			mc_err("%s: invalid %s '%s' (a number >= 1)", cmd, e->opt->name, e->value);
-		else
-			mc_err("%s: invalid %s '%s' (seconds, 0.01 to 86400)", cmd, e->opt->name,
-			       e->value);
+		bad_value(cmd, e);
 		break;
 	case MC_OPT_ERR_COMMAND:
 		/* mc_cmd_find says whether it is unknown or ambiguous */

@@ -28,15 +28,22 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "buf.h"
 #include "cgconfig.h"
 #include "knob.h"
 #include "profile.h"
 #include "size.h"
+
+/* Past these, reading stops (room_for). */
+#define CGCONFIG_MAX_ERRORS 100
+#define CGCONFIG_MAX_SKIPPED 20000
+#define CGCONFIG_MAX_ENTRIES 10000    /* in one block: a memory block has a dozen keys */
 
 static struct mc_quoted quote(const char *s)
 {
@@ -59,6 +66,67 @@ static char *path_escape(const char *s)
 	}
 	r[o] = '\0';
 	return r;
+}
+
+/*
+ * The text of the profile must read back as written. libyaml ends a line,
+ * and so a comment, at U+0085, U+2028 and U+2029 as well as at \n and \r,
+ * refuses control characters anywhere, and skips a U+FEFF. So in comments
+ * and in quoted names only the characters below pass as they are; every
+ * other character is escaped, and a byte that is not UTF-8 too.
+ */
+
+/*
+ * The code point of the UTF-8 sequence at s and its length in *ret_len, or
+ * -1 when s does not start a valid, shortest-form sequence.
+ */
+static long utf8_char(const char *s, size_t *ret_len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n;
+	long cp;
+
+	if (u[0] < 0x80) {
+		*ret_len = 1;
+		return u[0];
+	}
+	if (u[0] >= 0xc2 && u[0] <= 0xdf)
+		n = 2, cp = u[0] & 0x1f;
+	else if (u[0] >= 0xe0 && u[0] <= 0xef)
+		n = 3, cp = u[0] & 0x0f;
+	else if (u[0] >= 0xf0 && u[0] <= 0xf4)
+		n = 4, cp = u[0] & 0x07;
+	else
+		return -1;
+	for (size_t i = 1; i < n; i++) {
+		if ((u[i] & 0xc0) != 0x80)   /* the terminating NUL stops here too */
+			return -1;
+		cp = (cp << 6) | (u[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return -1;
+	*ret_len = n;
+	return cp;
+}
+
+/* Whether libyaml reads cp as itself: printable, and not a line break. */
+static bool yaml_literal_char(long cp)
+{
+	return (cp >= 0x20 && cp <= 0x7e) ||
+	       (cp >= 0xa0 && cp <= 0xd7ff && cp != 0x2028 && cp != 0x2029) ||
+	       (cp >= 0xe000 && cp <= 0xfffd && cp != 0xfeff) || (cp >= 0x10000 && cp <= 0x10ffff);
+}
+
+/* Whether s is UTF-8 text, which a profile is. */
+static bool is_utf8(const char *s)
+{
+	size_t n;
+
+	for (; *s; s += n)
+		if (utf8_char(s, &n) < 0)
+			return false;
+	return true;
 }
 
 /* ---- sizes ---- */
@@ -143,8 +211,9 @@ int mc_cgconfig_parse_size(const char *s, bool v1, uint64_t *ret_bytes, bool *re
 		}
 		v <<= shift;
 	}
-	*ret_unlimited = false;
-	*ret_bytes = v;
+	/* what cgsnapshot writes for no limit (and the kernel reads as that) */
+	*ret_unlimited = v >= MC_SIZE_KERNEL_UNLIMITED;
+	*ret_bytes = *ret_unlimited ? MC_SIZE_MAX : v;
 	return 0;
 }
 
@@ -186,8 +255,9 @@ struct node {
 	struct setting knob[MC_KNOB__COUNT];
 	struct setting memsw;   /* v1 memory.memsw.limit_in_bytes, before conversion */
 	bool swap_from_memsw;
+	struct node *parent;
 	struct node **kids;
-	size_t n_kids;
+	size_t n_kids, cap_kids;
 };
 
 struct conv {
@@ -200,18 +270,52 @@ struct conv {
 	bool failed;            /* a syntax error: reading stopped */
 	bool nomem;
 	struct node root;
+	struct node **index;    /* every node but the root, by (parent, name): open addressing */
+	size_t index_cap, index_n;
 	struct mc_diags *errors;
 	struct mc_diags *skipped;
+	size_t errors_before, skipped_before;
+	size_t parent_len;      /* of the profile's parent, 0 for self or / */
 };
 
 static void vadd(struct conv *c, struct mc_diags *d, struct mc_pos pos, const char *path,
 		 const char *prefix, const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+
+/*
+ * Whether d may take one more entry. Past the caps the reading stops with
+ * an error: a hundred errors say enough, and so many items left out that
+ * their comment lines alone would exceed the largest profile memctl reads
+ * mean the result could never be checked.
+ */
+static bool room_for(struct conv *c, struct mc_diags *d, struct mc_pos pos)
+{
+	if (d == c->errors && d->n - c->errors_before >= CGCONFIG_MAX_ERRORS) {
+		if (!c->failed && mc_diags_add(d, c->file, pos.line, pos.col, NULL,
+					      "too many errors, stopping after %d",
+					      CGCONFIG_MAX_ERRORS) < 0)
+			c->nomem = true;
+		c->failed = true;
+		return false;
+	}
+	if (d == c->skipped && d->n - c->skipped_before >= CGCONFIG_MAX_SKIPPED) {
+		if (!c->failed && mc_diags_add(c->errors, c->file, pos.line, pos.col, NULL,
+					      "more than %d items cannot be converted: listing them "
+					      "would exceed the %d bytes a profile may have",
+					      CGCONFIG_MAX_SKIPPED, MC_PROFILE_MAX_BYTES) < 0)
+			c->nomem = true;
+		c->failed = true;
+		return false;
+	}
+	return true;
+}
 
 static void vadd(struct conv *c, struct mc_diags *d, struct mc_pos pos, const char *path,
 		 const char *prefix, const char *fmt, va_list ap)
 {
 	char *msg;
 
+	if (!room_for(c, d, pos))
+		return;
 	if (vasprintf(&msg, fmt, ap) < 0) {
 		c->nomem = true;
 		return;
@@ -422,9 +526,51 @@ struct entries {
 	size_t n, cap;
 };
 
+static int entry_cmp(const void *pa, const void *pb)
+{
+	const struct entry *a = *(const struct entry *const *)pa, *b = *(const struct entry *const *)pb;
+	size_t n = a->key.len < b->key.len ? a->key.len : b->key.len;
+	int r = memcmp(a->key.s, b->key.s, n);
+
+	if (r)
+		return r;
+	if (a->key.len != b->key.len)
+		return a->key.len < b->key.len ? -1 : 1;
+	/* the same key: in file order, so the first is the one others repeat */
+	return a->key.s < b->key.s ? -1 : a->key.s > b->key.s;
+}
+
 /*
- * Reads "key = value;" entries up to the closing '}' (not consumed). A key
- * repeated in one block is an error, as libcgroup refuses to add it twice.
+ * A key repeated in one block is an error, as libcgroup refuses to add it
+ * twice. Sorting keeps this O(n log n) for a block of a million entries.
+ */
+static void report_repeats(struct conv *c, const struct entries *e, const char *what)
+{
+	const struct entry **v = malloc((e->n ? e->n : 1) * sizeof(*v));
+
+	if (!v) {
+		c->nomem = c->failed = true;
+		return;
+	}
+	for (size_t i = 0; i < e->n; i++)
+		v[i] = &e->v[i];
+	qsort(v, e->n, sizeof(*v), entry_cmp);
+	for (size_t i = 1, first = 0; i < e->n; i++) {
+		if (v[i]->key.len != v[first]->key.len ||
+		    memcmp(v[i]->key.s, v[first]->key.s, v[i]->key.len) != 0) {
+			first = i;
+			continue;
+		}
+		add(c, c->errors, v[i]->key.pos, NULL,
+		    "'%s' is set twice in %s (first at line %d): cgconfigparser refuses that",
+		    mc_quote_n(v[i]->key.s, v[i]->key.len).s, what, v[first]->key.pos.line);
+	}
+	free(v);
+}
+
+/*
+ * Reads "key = value;" entries up to the closing '}' (not consumed); then
+ * reports repeated keys.
  */
 static bool read_entries(struct conv *c, struct entries *e, bool need_one, const char *what)
 {
@@ -449,13 +595,10 @@ static bool read_entries(struct conv *c, struct entries *e, bool need_one, const
 		next(c);
 		if (!expect(c, T_SEMI, "';' after the value"))
 			return false;
-		for (size_t i = 0; i < e->n; i++) {
-			if (e->v[i].key.len == en.key.len && memcmp(e->v[i].key.s, en.key.s, en.key.len) == 0) {
-				add(c, c->errors, en.key.pos, NULL,
-				    "'%s' is set twice in %s (first at line %d): cgconfigparser refuses that",
-				    mc_quote_n(en.key.s, en.key.len).s, what, e->v[i].key.pos.line);
-				break;
-			}
+		if (e->n == CGCONFIG_MAX_ENTRIES) {
+			syntax_error(c, en.key.pos, "more than %d entries in %s", CGCONFIG_MAX_ENTRIES,
+				     what);
+			return false;
 		}
 		if (e->n == e->cap) {
 			size_t cap = e->cap ? e->cap * 2 : 8;
@@ -474,6 +617,8 @@ static bool read_entries(struct conv *c, struct entries *e, bool need_one, const
 		syntax_error(c, c->cur.pos, "%s needs at least one entry", what);
 		return false;
 	}
+	if (!c->failed)
+		report_repeats(c, e, what);
 	return !c->failed;
 }
 
@@ -513,34 +658,84 @@ static bool read_perm(struct conv *c)
 
 /* ---- the group tree ---- */
 
+/*
+ * Children are found through one hash table of (parent, name) for the whole
+ * tree, so that 200 000 groups below one parent take linear time, not a scan
+ * of the siblings each. The parent's address is part of the hash.
+ */
+static size_t name_hash(const struct node *parent, const char *name)
+{
+	uint64_t h = UINT64_C(1469598103934665603) ^ (uint64_t)(uintptr_t)parent;
+
+	for (; *name; name++) {
+		h ^= (unsigned char)*name;
+		h *= UINT64_C(1099511628211);
+	}
+	return (size_t)(h ^ (h >> 29));
+}
+
+static struct node **index_slot(struct conv *c, const struct node *parent, const char *name)
+{
+	size_t mask = c->index_cap - 1, i = name_hash(parent, name) & mask;
+
+	while (c->index[i] && !(c->index[i]->parent == parent && strcmp(c->index[i]->name, name) == 0))
+		i = (i + 1) & mask;
+	return &c->index[i];
+}
+
+static bool index_grow(struct conv *c)
+{
+	size_t old_cap = c->index_cap, cap = old_cap ? old_cap * 2 : 1024;
+	struct node **old = c->index, **v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return false;
+	c->index = v;
+	c->index_cap = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i])
+			*index_slot(c, old[i]->parent, old[i]->name) = old[i];
+	free(old);
+	return true;
+}
+
 static struct node *child(struct conv *c, struct node *parent, const char *name)
 {
-	struct node *n, **kids;
+	struct node *n, **slot;
 
-	for (size_t i = 0; i < parent->n_kids; i++)
-		if (strcmp(parent->kids[i]->name, name) == 0)
-			return parent->kids[i];
-	n = calloc(1, sizeof(*n));
-	kids = realloc(parent->kids, (parent->n_kids + 1) * sizeof(*kids));
-	if (!n || !kids) {
-		free(n);
-		if (kids)
-			parent->kids = kids;
-		c->nomem = c->failed = true;
-		return NULL;
+	if ((c->index_n + 1) * 2 > c->index_cap && !index_grow(c))
+		goto nomem;
+	slot = index_slot(c, parent, name);
+	if (*slot)
+		return *slot;
+	if (parent->n_kids == parent->cap_kids) {
+		size_t cap = parent->cap_kids ? parent->cap_kids * 2 : 4;
+		struct node **kids = realloc(parent->kids, cap * sizeof(*kids));
+
+		if (!kids)
+			goto nomem;
+		parent->kids = kids;
+		parent->cap_kids = cap;
 	}
-	parent->kids = kids;
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		goto nomem;
+	n->parent = parent;
 	n->name = strdup(name);
 	n->path = *parent->name ? mc_asprintf("%s/%s", parent->path, name) : strdup(name);
 	if (!n->name || !n->path) {
 		free(n->name);
 		free(n->path);
 		free(n);
-		c->nomem = c->failed = true;
-		return NULL;
+		goto nomem;
 	}
 	parent->kids[parent->n_kids++] = n;
+	*slot = n;
+	c->index_n++;
 	return n;
+nomem:
+	c->nomem = c->failed = true;
+	return NULL;
 }
 
 static void node_free(struct node *n)
@@ -573,9 +768,11 @@ static struct node *group_node(struct conv *c, const char *path, struct mc_pos p
 		return NULL;
 	}
 	for (char *comp = strtok_r(copy, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
-		const char *why;
+		const char *why = NULL;
 
-		if (mc_group_name_check(comp, &why) < 0) {
+		if (mc_group_name_check(comp, &why) == 0 && !is_utf8(comp))
+			why = "it is not UTF-8 text, which a profile is";
+		if (why) {
 			add(c, c->errors, pos, NULL, "invalid group name '%s' in '%s': %s",
 			    quote(comp).s, quote(path).s, why);
 			n = NULL;
@@ -591,6 +788,13 @@ static struct node *group_node(struct conv *c, const char *path, struct mc_pos p
 		n = child(c, n, comp);
 		if (!n)
 			break;
+		if (c->parent_len + strlen(n->path) + 1 > MC_GROUP_PATH_MAX) {
+			add(c, c->errors, pos, NULL,
+			    "group '%s' has a cgroup path longer than the %d bytes a profile's group "
+			    "may have", quote(path).s, MC_GROUP_PATH_MAX);
+			n = NULL;
+			break;
+		}
 	}
 	free(copy);
 	return n;
@@ -647,6 +851,12 @@ static void memory_entry(struct conv *c, struct node *n, const struct entry *e)
 	if (r < 0) {
 		add(c, c->errors, e->val.pos, n->path, "invalid value '%s' for %s: %s",
 		    quote(val).s, name, why);
+		goto out;
+	}
+	if (!unlimited && bytes > 0 && bytes < MC_SIZE_PAGE_MIN && !mc_knob_info(k)->flag) {
+		add(c, c->skipped, e->val.pos, n->path,
+		    "'%s' not converted: %s bytes is less than a page, which the kernel makes 0 "
+		    "(memctl refuses such a size)", name, quote(val).s);
 		goto out;
 	}
 	if (n == &c->root) {
@@ -740,7 +950,7 @@ static void read_group(struct conv *c, bool template)
 
 			if (n)
 				n->memory = true;
-			for (size_t i = 0; n && i < e.n; i++)
+			for (size_t i = 0; n && i < e.n && !c->failed; i++)
 				memory_entry(c, n, &e.v[i]);
 		} else {
 			add(c, c->skipped, ctl.pos, name,
@@ -855,6 +1065,12 @@ static void settle(struct conv *c, struct node *n, const struct node *parent)
 			add(c, c->errors, n->memsw.pos, n->path,
 			    "%s (%s) is below %s (%s): the kernel refuses that", n->memsw.key,
 			    show(&n->memsw, a), mx->key, show(mx, b));
+		} else if (n->memsw.bytes - mx->bytes > 0 &&
+			   n->memsw.bytes - mx->bytes < MC_SIZE_PAGE_MIN) {
+			add(c, c->skipped, n->memsw.pos, n->path,
+			    "'%s' not converted: it leaves %s bytes of swap (memsw - max), less than "
+			    "a page, which the kernel makes 0", n->memsw.key,
+			    show(&(struct setting){ .bytes = n->memsw.bytes - mx->bytes }, a));
 		} else {
 			*sw = n->memsw;
 			sw->bytes = n->memsw.bytes - mx->bytes;
@@ -889,81 +1105,62 @@ static void settle(struct conv *c, struct node *n, const struct node *parent)
 
 /* ---- the profile text ---- */
 
-struct sbuf {
-	char *s;
-	size_t len, cap;
-	bool nomem;
-};
-
-static void put(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->nomem)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->nomem = true;
-			return;
-		}
-		if (b->s && (size_t)n < b->cap - b->len) {
-			b->len += (size_t)n;
-			return;
-		}
-		{
-			size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
-			char *s = realloc(b->s, cap);
-
-			if (!s) {
-				b->nomem = true;
-				return;
-			}
-			b->s = s;
-			b->cap = cap;
-		}
-	}
-}
-
 /* A scalar as YAML: plain when that is unambiguous, else double-quoted. */
-static void put_scalar(struct sbuf *b, const char *s)
+static void put_scalar(struct mc_buf *b, const char *s)
 {
 	static const char *const words[] = { "null", "true", "false", "yes", "no", "on", "off",
 					     "y", "n" };
 	bool plain = is_alnum(*s) || *s == '_' || *s == '/';
+	size_t n;
 
 	for (const char *p = s; plain && *p; p++)
 		plain = is_alnum(*p) || strchr("_-/.", *p);
 	for (size_t i = 0; plain && i < sizeof(words) / sizeof(words[0]); i++)
 		plain = strcasecmp(s, words[i]) != 0;
 	if (plain) {
-		put(b, "%s", s);
+		mc_buf_printf(b, "%s", s);
 		return;
 	}
-	put(b, "\"");
-	for (const char *p = s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			put(b, "\\%c", *p);
-		else if ((unsigned char)*p < 0x20)
-			put(b, "\\x%02x", (unsigned char)*p);
-		else
-			put(b, "%c", *p);
+	mc_buf_printf(b, "\"");
+	for (const char *p = s; *p; p += n) {
+		long cp = utf8_char(p, &n);
+
+		if (cp < 0) {
+			/* cannot be written; the read-back check refuses the result */
+			n = 1;
+			mc_buf_printf(b, "\\x%02x", (unsigned char)*p);
+		} else if (cp == '"' || cp == '\\') {
+			mc_buf_printf(b, "\\%c", *p);
+		} else if (yaml_literal_char(cp)) {
+			mc_buf_printf(b, "%.*s", (int)n, p);
+		} else if (cp < 0x100) {
+			mc_buf_printf(b, "\\x%02lx", cp);
+		} else {
+			mc_buf_printf(b, "\\u%04lx", cp);
+		}
 	}
-	put(b, "\"");
+	mc_buf_printf(b, "\"");
 }
 
-/* A comment line: control bytes shown as '?', so a name cannot end the comment. */
-static void put_comment(struct sbuf *b, const char *prefix, const char *s)
+/* A comment line: what could end it or break the YAML is shown escaped. */
+static void put_comment(struct mc_buf *b, const char *prefix, const char *s)
 {
-	put(b, "%s", prefix);
-	for (const char *p = s; *p; p++)
-		put(b, "%c", (unsigned char)*p < 0x20 ? '?' : *p);
-	put(b, "\n");
+	size_t n;
+
+	mc_buf_printf(b, "%s", prefix);
+	for (const char *p = s; *p; p += n) {
+		long cp = utf8_char(p, &n);
+
+		if (cp < 0)
+			n = 1;
+		if (cp >= 0 && yaml_literal_char(cp))
+			mc_buf_printf(b, "%.*s", (int)n, p);
+		else if (cp < 0)
+			mc_buf_printf(b, "\\x%02x", (unsigned char)*p);
+		else
+			mc_buf_printf(b, "\\u%04lx", cp);
+	}
+	mc_buf_printf(b, "\n");
 }
 
 static bool has_memory_kids(const struct node *n)
@@ -975,7 +1172,7 @@ static bool has_memory_kids(const struct node *n)
 }
 
 /* The memory groups below n, at indent; returns how many (all levels). */
-static size_t emit_groups(struct sbuf *b, const struct node *n, int indent, size_t *ret_settings)
+static size_t emit_groups(struct mc_buf *b, const struct node *n, int indent, size_t *ret_settings)
 {
 	size_t groups = 0;
 
@@ -988,9 +1185,9 @@ static size_t emit_groups(struct sbuf *b, const struct node *n, int indent, size
 		groups++;
 		for (int k = 0; k < MC_KNOB__COUNT; k++)
 			empty &= !g->knob[k].set;
-		put(b, "%*s", indent, "");
+		mc_buf_printf(b, "%*s", indent, "");
 		put_scalar(b, g->name);
-		put(b, empty ? ": {}\n" : ":\n");
+		mc_buf_printf(b, empty ? ": {}\n" : ":\n");
 		for (int k = 0; k < MC_KNOB__COUNT; k++) {
 			const struct setting *s = &g->knob[k];
 			char v[24];
@@ -1002,20 +1199,61 @@ static size_t emit_groups(struct sbuf *b, const struct node *n, int indent, size
 			else
 				mc_size_format(s->bytes, v, sizeof(v));
 			/* the source comments line up: "soft_limit: " and a long value take 22 */
-			put(b, "%*s%s: %-*s  ", indent + 2, "", mc_knob_info((enum mc_knob)k)->name,
+			mc_buf_printf(b, "%*s%s: %-*s  ", indent + 2, "", mc_knob_info((enum mc_knob)k)->name,
 			    20 - (int)strlen(mc_knob_info((enum mc_knob)k)->name), v);
 			if (k == MC_KNOB_SWAP && g->swap_from_memsw && !s->unlimited)
-				put(b, "# %s (line %d) - max\n", s->key, s->pos.line);
+				mc_buf_printf(b, "# %s (line %d) - max\n", s->key, s->pos.line);
 			else
-				put(b, "# %s, line %d\n", s->key, s->pos.line);
+				mc_buf_printf(b, "# %s, line %d\n", s->key, s->pos.line);
 			(*ret_settings)++;
 		}
 		if (has_memory_kids(g)) {
-			put(b, "%*sgroups:\n", indent + 2, "");
+			mc_buf_printf(b, "%*sgroups:\n", indent + 2, "");
 			groups += emit_groups(b, g, indent + 4, ret_settings);
 		}
 	}
 	return groups;
+}
+
+/* Whether a parsed setting is the one converted. */
+static bool same_setting(const struct setting *s, const struct mc_size *z)
+{
+	if (!s->set)
+		return z->kind == MC_SIZE_UNSET;
+	if (s->unlimited)
+		return z->kind == MC_SIZE_UNLIMITED;
+	return z->kind == MC_SIZE_BYTES && z->bytes == s->bytes;
+}
+
+/*
+ * Whether the groups parsed back from the text are the memory groups below
+ * n: the same names in the same order, the same settings and nothing else.
+ * Counts them (all levels) into *ret_groups and *ret_settings.
+ */
+static bool same_groups(const struct node *n, const struct mc_group_spec *g, size_t n_g,
+			size_t *ret_groups, size_t *ret_settings)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < n->n_kids; i++) {
+		const struct node *k = n->kids[i];
+
+		if (!k->memory)
+			continue;
+		if (j == n_g || strcmp(g[j].name, k->name) != 0 || g[j].protect != MC_PROTECT_UNSET ||
+		    g[j].thp != -1)
+			return false;
+		for (int q = 0; q < MC_KNOB__COUNT; q++) {
+			if (!same_setting(&k->knob[q], &g[j].knob[q]))
+				return false;
+			*ret_settings += k->knob[q].set;
+		}
+		(*ret_groups)++;
+		if (!same_groups(k, g[j].children, g[j].n_children, ret_groups, ret_settings))
+			return false;
+		j++;
+	}
+	return j == n_g;
 }
 
 /* A node with a memory block makes its parents memory groups too. */
@@ -1044,10 +1282,12 @@ int mc_cgconfig_convert(const char *file, const char *buf, size_t len, const cha
 {
 	struct conv c = {
 		.file = file, .buf = buf, .len = len, .line = 1, .col = 1, .blank_line = true,
-		.errors = errors, .skipped = skipped,
+		.errors = errors, .skipped = skipped, .errors_before = errors->n,
+		.skipped_before = skipped->n,
+		.parent_len = parent[0] == '/' && parent[1] ? strlen(parent) : 0,
 	};
 	size_t errors_before = errors->n, skipped_before = skipped->n, settings = 0, groups;
-	struct sbuf b = { 0 };
+	struct mc_buf b = { 0 };
 	struct mc_diags check = { 0 };
 	struct mc_profile p;
 	int r;
@@ -1072,40 +1312,57 @@ int mc_cgconfig_convert(const char *file, const char *buf, size_t len, const cha
 	if (r < 0)
 		goto out;
 
-	put(&b, "# memctl profile converted by memctl import from ");
+	mc_buf_printf(&b, "# memctl profile converted by memctl import from ");
 	put_comment(&b, "", file);
-	put(&b, "# Groups, knobs and values are the file's memory settings; the comments name\n"
+	mc_buf_printf(&b, "# Groups, knobs and values are the file's memory settings; the comments name\n"
 		"# the setting each value comes from. See memctl-profile(5).\n");
 	if (skipped->n > skipped_before) {
-		put(&b, "#\n# Not converted:\n");
+		mc_buf_printf(&b, "#\n# Not converted:\n");
 		for (size_t i = skipped_before; i < skipped->n; i++) {
 			char *s = NULL;
 
 			if (mc_diag_format(&skipped->v[i], &s) < 0) {
-				b.nomem = true;
+				b.oom = true;
 				break;
 			}
 			put_comment(&b, "#   ", s);
 			free(s);
 		}
 	}
-	put(&b, "\nversion: 1\nparent: ");
+	mc_buf_printf(&b, "\nversion: 1\nparent: ");
 	put_scalar(&b, parent);
-	put(&b, "\n");
+	mc_buf_printf(&b, "\n");
 	if (has_memory_kids(&c.root)) {
-		put(&b, "groups:\n");
+		mc_buf_printf(&b, "groups:\n");
 		groups = emit_groups(&b, &c.root, 2, &settings);
 	} else {
 		groups = 0;
 	}
-	if (b.nomem) {
+	if (b.oom) {
 		r = -ENOMEM;
 		goto out;
 	}
 
-	/* The promise: what is printed passes memctl check. */
-	r = mc_profile_parse("<converted profile>", b.s, b.len, &p, &check);
+	/*
+	 * The promise: what is printed passes memctl check, and check sees
+	 * exactly the groups and settings reported, nothing more or less.
+	 */
+	if (b.len > MC_PROFILE_MAX_BYTES) {
+		r = mc_diags_add(errors, file, 0, 0, NULL,
+				 "the converted profile would be %zu bytes, more than the %d a "
+				 "profile may have", b.len, MC_PROFILE_MAX_BYTES) < 0 ? -ENOMEM : -EINVAL;
+		goto out;
+	}
+	r = mc_profile_parse("<converted profile>", b.p, b.len, &p, &check);
 	if (r == 0) {
+		size_t g = 0, k = 0;
+
+		if (!same_groups(&c.root, p.groups, p.n_groups, &g, &k) || g != groups ||
+		    k != settings || strcmp(p.parent, parent) != 0)
+			r = mc_diags_add(errors, file, 0, 0, NULL,
+					 "the converted profile does not read back as converted "
+					 "(a name or value YAML cannot hold); nothing is written") < 0 ?
+			    -ENOMEM : -EINVAL;
 		mc_profile_free(&p);
 	} else if (r == -EINVAL) {
 		if (mc_diags_add(errors, file, 0, 0, NULL,
@@ -1122,14 +1379,15 @@ int mc_cgconfig_convert(const char *file, const char *buf, size_t len, const cha
 	}
 	if (r < 0)
 		goto out;
-	ret->yaml = b.s;
+	ret->yaml = b.p;
 	ret->groups = groups;
 	ret->settings = settings;
-	b.s = NULL;
+	b.p = NULL;
 out:
 	mc_diags_free(&check);
-	free(b.s);
+	free(b.p);
 	node_free(&c.root);
+	free(c.index);
 	return r;
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "diag.h"
 
 static char *strdup_or_null(const char *s, bool *failed)
@@ -31,15 +32,8 @@ int mc_diags_add(struct mc_diags *d, const char *file, int line, int col,
 	va_list ap;
 	int r;
 
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 8;
-		struct mc_diag *v = realloc(d->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		d->v = v;
-		d->cap = cap;
-	}
+	if (mc_array_reserve(&d->v, &d->cap, d->n + 1, sizeof(*d->v)) < 0)
+		return -ENOMEM;
 
 	va_start(ap, fmt);
 	r = vasprintf(&e.msg, fmt, ap);

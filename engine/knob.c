@@ -86,7 +86,16 @@ const char *mc_suggest(const char *name, const char *const *candidates, size_t n
 	size_t limit = strlen(name) / 3 + 1;
 
 	for (size_t i = 0; i < n; i++) {
-		size_t d = edit_distance(name, candidates[i]);
+		size_t len = strlen(name), clen = strlen(candidates[i]), d;
+
+		/*
+		 * The distance is at least the difference in length: a name that
+		 * much longer than the candidate cannot be within the limit, and
+		 * the edit distance would cost its length times the candidate's.
+		 */
+		if (len > clen && len - clen > limit)
+			continue;
+		d = edit_distance(name, candidates[i]);
 
 		/* A truncated name ("swap" for "swap_max") is closer than any typo. */
 		if (strlen(name) >= 3 && strncmp(candidates[i], name, strlen(name)) == 0)

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "plan.h"
 
 #define K MC_KNOB__COUNT
@@ -43,6 +44,7 @@ struct pnode {
 	size_t parent;
 	size_t *children;
 	size_t n_children;
+	size_t cap_children;
 	bool exists;                      /* on the host now */
 	bool no_mem_children;             /* v2: memory not enabled for its children */
 	uint64_t raw[K];                  /* simulated current values */
@@ -110,12 +112,10 @@ static size_t node_find(const struct pstate *st, const char *path)
 
 static int child_add(struct pnode *p, size_t c)
 {
-	size_t *v = realloc(p->children, (p->n_children + 1) * sizeof(*v));
-
-	if (!v)
+	if (mc_array_reserve(&p->children, &p->cap_children, p->n_children + 1,
+			     sizeof(*p->children)) < 0)
 		return -ENOMEM;
-	v[p->n_children++] = c;
-	p->children = v;
+	p->children[p->n_children++] = c;
 	return 0;
 }
 
@@ -126,15 +126,8 @@ static int node_add(struct pstate *st, const char *path, size_t *ret)
 	size_t idx = st->len;
 	int r;
 
-	if (st->len == st->cap) {
-		size_t ncap = st->cap ? st->cap * 2 : 32;
-		struct pnode *v = realloc(st->n, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		st->n = v;
-		st->cap = ncap;
-	}
+	if (mc_array_reserve(&st->n, &st->cap, st->len + 1, sizeof(*st->n)) < 0)
+		return -ENOMEM;
 	if ((st->len + 1) * 2 > st->hash_cap && (r = hash_grow(st)) < 0)
 		return r;
 	nd = &st->n[idx];
@@ -310,15 +303,8 @@ static int add_diag(struct build *b, const struct mc_pos *pos, const char *path,
 
 static int step_add(struct mc_plan *plan, const struct mc_step *tmpl)
 {
-	if (plan->n == plan->cap) {
-		size_t ncap = plan->cap ? plan->cap * 2 : 16;
-		struct mc_step *v = realloc(plan->steps, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		plan->steps = v;
-		plan->cap = ncap;
-	}
+	if (mc_array_reserve(&plan->steps, &plan->cap, plan->n + 1, sizeof(*plan->steps)) < 0)
+		return -ENOMEM;
 	plan->steps[plan->n++] = *tmpl;
 	return 0;
 }
@@ -342,6 +328,42 @@ static void apply_settings(struct build *b, size_t idx, uint64_t page)
 		nd->policy_why[set->knob] = set->reason;
 		nd->policy_name[set->knob] = set->policy;
 	}
+}
+
+/*
+ * The profile's knobs of group g (node idx) as byte values: percentages
+ * against base, sizes rounded down to a page. A size that cannot be
+ * resolved is a diagnostic, not a failure; < 0 only for -ENOMEM.
+ */
+static int resolve_knobs(struct build *b, const struct mc_group_spec *g, size_t idx,
+			 uint64_t base, uint64_t page)
+{
+	struct pnode *nd = &b->st.n[idx];
+
+	for (int k = 0; k < K; k++) {
+		const struct mc_size *sz = &g->knob[k];
+		uint64_t v;
+		int r;
+
+		if (sz->kind == MC_SIZE_UNSET)
+			continue;
+		if (mc_size_resolve(sz, base, &v) < 0) {
+			char *m = mc_asprintf("%s: cannot resolve %s against an unlimited parent",
+					    mc_knob_info(k)->name,
+					    sz->kind == MC_SIZE_PERCENT ? "a percentage" : "the size");
+
+			r = m ? add_diag(b, &g->knob_pos[k], nd->keypath, m) : -ENOMEM;
+			free(m);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (v != MC_SIZE_MAX && !mc_knob_info(k)->flag)
+			v -= v % page;
+		nd->want[k] = v;
+		nd->wanted[k] = true;
+	}
+	return 0;
 }
 
 /*
@@ -384,29 +406,8 @@ static int resolve_group(struct build *b, const struct mc_group_spec *g, const c
 	st->n[idx].keypath = key;
 	key = NULL;
 
-	for (int k = 0; k < K; k++) {
-		const struct mc_size *sz = &g->knob[k];
-		uint64_t v;
-
-		if (sz->kind == MC_SIZE_UNSET)
-			continue;
-		r = mc_size_resolve(sz, base, &v);
-		if (r < 0) {
-			char *m = mc_asprintf("%s: cannot resolve %s against an unlimited parent",
-					    mc_knob_info(k)->name,
-					    sz->kind == MC_SIZE_PERCENT ? "a percentage" : "the size");
-
-			r = m ? add_diag(b, &g->knob_pos[k], st->n[idx].keypath, m) : -ENOMEM;
-			free(m);
-			if (r < 0)
-				goto out;
-			continue;
-		}
-		if (v != MC_SIZE_MAX && !mc_knob_info(k)->flag)
-			v -= v % page;
-		st->n[idx].want[k] = v;
-		st->n[idx].wanted[k] = true;
-	}
+	if ((r = resolve_knobs(b, g, idx, base, page)) < 0)
+		goto out;
 	apply_settings(b, idx, page);
 
 	eff = base;
@@ -424,12 +425,51 @@ out:
 	return r;
 }
 
+/*
+ * v1 limits memory+swap, not swap: node nd's final memsw keeps the abstract
+ * swap allowance (memsw - max) the profile asks for, or the one the group
+ * has now, above its final max.
+ */
+static int finalize_v1_memsw(struct pnode *nd)
+{
+	char s1[24], s2[24], s3[24];
+	uint64_t max = nd->final[MC_KNOB_MAX];
+	uint64_t memsw;
+
+	if (nd->wanted[MC_KNOB_SWAP]) {
+		uint64_t swap = nd->want[MC_KNOB_SWAP];
+
+		if (max == MC_SIZE_MAX || swap == MC_SIZE_MAX || max + swap < max)
+			memsw = MC_SIZE_MAX;
+		else
+			memsw = max + swap;
+		nd->why[MC_KNOB_SWAP] = mc_asprintf(
+			"profile: swap_max %s; cgroup v1 limits memory+swap: max %s + swap = %s",
+			fmt_size(swap, s1), fmt_size(max, s2), fmt_size(memsw, s3));
+	} else {
+		uint64_t oldsw = nd->raw[MC_KNOB_SWAP], oldmax = nd->raw[MC_KNOB_MAX];
+
+		if (oldsw == MC_SIZE_MAX || max == MC_SIZE_MAX)
+			memsw = MC_SIZE_MAX;
+		else
+			memsw = max + (oldsw - oldmax);
+		if (memsw != oldsw)
+			nd->why[MC_KNOB_SWAP] = mc_asprintf(
+				"keeps the group's swap allowance %s above the new max %s (cgroup v1 limits memory+swap)",
+				fmt_size(oldsw - oldmax, s1), fmt_size(max, s2));
+	}
+	if (memsw != nd->raw[MC_KNOB_SWAP] && !nd->why[MC_KNOB_SWAP])
+		return -ENOMEM;
+	nd->final[MC_KNOB_SWAP] = memsw;
+	return 0;
+}
+
 /* Final raw value of every knob of node i, and the reason for each change. */
 static int finalize_node(struct build *b, size_t i)
 {
 	struct pnode *nd = &b->st.n[i];
 	const struct mc_caps *caps = b->st.caps;
-	char s1[24], s2[24], s3[24];
+	char s1[24];
 
 	memcpy(nd->final, nd->raw, sizeof(nd->final));
 	for (int k = 0; k < K; k++) {
@@ -454,40 +494,8 @@ static int finalize_node(struct build *b, size_t i)
 			return -ENOMEM;
 	}
 
-	/*
-	 * v1 limits memory+swap, not swap: keep the abstract swap allowance
-	 * (memsw - max) the profile asks for, or the one the group has now.
-	 */
-	if (caps->ver == MC_CGV1 && caps->file[MC_KNOB_SWAP]) {
-		uint64_t max = nd->final[MC_KNOB_MAX];
-		uint64_t memsw;
-
-		if (nd->wanted[MC_KNOB_SWAP]) {
-			uint64_t swap = nd->want[MC_KNOB_SWAP];
-
-			if (max == MC_SIZE_MAX || swap == MC_SIZE_MAX || max + swap < max)
-				memsw = MC_SIZE_MAX;
-			else
-				memsw = max + swap;
-			nd->why[MC_KNOB_SWAP] = mc_asprintf(
-				"profile: swap_max %s; cgroup v1 limits memory+swap: max %s + swap = %s",
-				fmt_size(swap, s1), fmt_size(max, s2), fmt_size(memsw, s3));
-		} else {
-			uint64_t oldsw = nd->raw[MC_KNOB_SWAP], oldmax = nd->raw[MC_KNOB_MAX];
-
-			if (oldsw == MC_SIZE_MAX || max == MC_SIZE_MAX)
-				memsw = MC_SIZE_MAX;
-			else
-				memsw = max + (oldsw - oldmax);
-			if (memsw != oldsw)
-				nd->why[MC_KNOB_SWAP] = mc_asprintf(
-					"keeps the group's swap allowance %s above the new max %s (cgroup v1 limits memory+swap)",
-					fmt_size(oldsw - oldmax, s1), fmt_size(max, s2));
-		}
-		if (memsw != nd->raw[MC_KNOB_SWAP] && !nd->why[MC_KNOB_SWAP])
-			return -ENOMEM;
-		nd->final[MC_KNOB_SWAP] = memsw;
-	}
+	if (caps->ver == MC_CGV1 && caps->file[MC_KNOB_SWAP])
+		return finalize_v1_memsw(nd);
 	return 0;
 }
 
@@ -820,6 +828,80 @@ static int check_delegation(struct build *b)
 	return 0;
 }
 
+/*
+ * Loads the snapshot into b->st, resolves every group of the profile into
+ * wanted values and settles each node's final values. -EINVAL (with
+ * diagnostics in b->diags) when the profile cannot be carried out here.
+ */
+static int plan_resolve(struct build *b, const struct mc_profile *p, const struct mc_snapshot *s)
+{
+	int r;
+
+	if ((r = pstate_load(&b->st, s)) < 0)
+		return r;
+	if (node_find(&b->st, "") == NO_NODE) {
+		size_t idx;
+
+		/* A snapshot always starts with the parent; be safe with a hand-made one. */
+		if ((r = node_add(&b->st, "", &idx)) < 0)
+			return r;
+		b->st.n[idx].exists = true;
+		for (int k = 0; k < K; k++)
+			b->st.n[idx].raw[k] = knob_default(k);
+	}
+	for (size_t g = 0; g < p->n_groups && r >= 0; g++)
+		r = resolve_group(b, &p->groups[g], "", "groups", s->parent_limit);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < b->st.len; i++) {
+		if (!b->st.n[i].spec) {
+			memcpy(b->st.n[i].final, b->st.n[i].raw, sizeof(b->st.n[i].final));
+			continue;
+		}
+		if ((r = finalize_node(b, i)) < 0)
+			return r;
+	}
+	if (!b->errors && (r = check_final(b)) < 0)
+		return r;
+	if (b->errors)
+		return -EINVAL;
+	if (b->st.caps->ver == MC_CGV2 && (r = check_delegation(b)) < 0)
+		return r;
+	return b->errors ? -EINVAL : 0;
+}
+
+/* The steps of a resolved build, in the order the transaction runs them. */
+static int plan_steps(struct build *b, const struct mc_profile *p, const struct mc_snapshot *s)
+{
+	struct mc_plan *plan = b->plan;
+	int r;
+
+	/*
+	 * Groups are created parents first: nodes were added in preorder. On
+	 * v2 a new group with children in the profile enables the memory
+	 * controller for them right after it is created (it has no processes).
+	 */
+	for (size_t i = 0; i < b->st.len; i++) {
+		if (!b->st.n[i].spec || b->st.n[i].exists)
+			continue;
+		if ((r = add_group_step(plan, MC_STEP_MKDIR, b->st.n[i].path,
+					"in the profile, not on the host")) < 0)
+			return r;
+		if (b->st.caps->ver == MC_CGV2 && has_spec_child(&b->st, i) &&
+		    (r = add_group_step(plan, MC_STEP_ENABLE, b->st.n[i].path,
+					"its children in the profile need memory.* files")) < 0)
+			return r;
+	}
+	for (size_t i = 0; i < b->st.len; i++)
+		if (b->st.n[i].spec && (r = add_notes(b, i)) < 0)
+			return r;
+	if ((r = order_writes(b)) < 0)
+		return r;
+	if ((r = add_sysctl(plan, p, s)) < 0)
+		return r;
+	return add_reclaims(b);
+}
+
 int mc_plan_build(const struct mc_profile *p, const struct mc_snapshot *s,
 		  const struct mc_caps *caps, const struct mc_plan_opts *o,
 		  struct mc_plan *ret, struct mc_diags *diags)
@@ -832,77 +914,16 @@ int mc_plan_build(const struct mc_profile *p, const struct mc_snapshot *s,
 	plan.parent = strdup(s->parent);
 	if (!plan.parent)
 		return -ENOMEM;
-	if ((r = pstate_load(&b.st, s)) < 0)
-		goto fail;
-	if (node_find(&b.st, "") == NO_NODE) {
-		size_t idx;
-
-		/* A snapshot always starts with the parent; be safe with a hand-made one. */
-		if ((r = node_add(&b.st, "", &idx)) < 0)
-			goto fail;
-		b.st.n[idx].exists = true;
-		for (int k = 0; k < K; k++)
-			b.st.n[idx].raw[k] = knob_default(k);
-	}
-	for (size_t g = 0; g < p->n_groups && r >= 0; g++)
-		r = resolve_group(&b, &p->groups[g], "", "groups", s->parent_limit);
-	if (r < 0)
-		goto fail;
-	for (size_t i = 0; i < b.st.len; i++) {
-		if (!b.st.n[i].spec) {
-			memcpy(b.st.n[i].final, b.st.n[i].raw, sizeof(b.st.n[i].final));
-			continue;
-		}
-		if ((r = finalize_node(&b, i)) < 0)
-			goto fail;
-	}
-	if (!b.errors && (r = check_final(&b)) < 0)
-		goto fail;
-	if (b.errors) {
-		r = -EINVAL;
-		goto fail;
-	}
-
-	if (caps->ver == MC_CGV2 && (r = check_delegation(&b)) < 0)
-		goto fail;
-	if (b.errors) {
-		r = -EINVAL;
-		goto fail;
-	}
-
-	/*
-	 * Groups are created parents first: nodes were added in preorder. On
-	 * v2 a new group with children in the profile enables the memory
-	 * controller for them right after it is created (it has no processes).
-	 */
-	for (size_t i = 0; i < b.st.len; i++) {
-		if (!b.st.n[i].spec || b.st.n[i].exists)
-			continue;
-		if ((r = add_group_step(&plan, MC_STEP_MKDIR, b.st.n[i].path,
-					"in the profile, not on the host")) < 0)
-			goto fail;
-		if (caps->ver == MC_CGV2 && has_spec_child(&b.st, i) &&
-		    (r = add_group_step(&plan, MC_STEP_ENABLE, b.st.n[i].path,
-					"its children in the profile need memory.* files")) < 0)
-			goto fail;
-	}
-	for (size_t i = 0; i < b.st.len; i++)
-		if (b.st.n[i].spec && (r = add_notes(&b, i)) < 0)
-			goto fail;
-	if ((r = order_writes(&b)) < 0)
-		goto fail;
-	if ((r = add_sysctl(&plan, p, s)) < 0)
-		goto fail;
-	if ((r = add_reclaims(&b)) < 0)
-		goto fail;
-
+	r = plan_resolve(&b, p, s);
+	if (r >= 0)
+		r = plan_steps(&b, p, s);
 	pstate_free(&b.st);
+	if (r < 0) {
+		mc_plan_free(&plan);
+		return r;
+	}
 	*ret = plan;
 	return 0;
-fail:
-	pstate_free(&b.st);
-	mc_plan_free(&plan);
-	return r;
 }
 
 size_t mc_plan_n_changes(const struct mc_plan *plan)

@@ -95,7 +95,7 @@ int mc_plan_build(const struct mc_profile *p, const struct mc_snapshot *s,
 		  const struct mc_caps *caps, const struct mc_plan_opts *o,
 		  struct mc_plan *ret, struct mc_diags *diags);
 
-/* Number of steps the transaction executes (MKDIR and WRITE). */
+/* Number of steps that change the host (mc_step_changes: MKDIR, ENABLE, WRITE, SYSCTL). */
 size_t mc_plan_n_changes(const struct mc_plan *plan);
 
 /*

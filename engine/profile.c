@@ -34,7 +34,13 @@
  * goes on, so one run shows them all. Walking an alias visits the anchored
  * subtree again: a chain of aliases can describe an exponential number of
  * nodes ("billion laughs"), so every node visited is counted, through
- * aliases too, and the walk stops at PROFILE_MAX_NODES.
+ * aliases too, and the walk stops at PROFILE_MAX_NODES. Counting nodes is
+ * not enough: one long scalar reached through thousands of aliases is few
+ * nodes and a lot of work (every visit parses, copies and compares its
+ * text). So the bytes of every scalar visited, of every key sorted for the
+ * duplicate check and of every key path built are counted too, and the walk
+ * stops at PROFILE_MAX_WALK_BYTES: the work of a walk is bounded by bytes
+ * expanded, whatever the shape of the file.
  *
  * libyaml does not detect duplicate keys and gives plain scalars no type;
  * both are done here: duplicates by sorting each mapping's keys, types by
@@ -43,6 +49,8 @@
  */
 
 #define PROFILE_MAX_NODES 100000
+#define PROFILE_MAX_WALK_MIB 16
+#define PROFILE_MAX_WALK_BYTES ((size_t)PROFILE_MAX_WALK_MIB << 20)
 #define PROFILE_MAX_YAML_DEPTH 128
 #define PROFILE_MAX_ANCHORS 1024
 #define PROFILE_MAX_ERRORS 100
@@ -92,6 +100,7 @@ struct ctx {
 	struct anchor *anchors;
 	size_t n_anchors;
 	size_t visited;
+	size_t walked_bytes;   /* text looked at by the walk, through aliases too */
 	bool expanded;         /* an alias was followed */
 	int alias_depth;       /* aliases being followed now */
 	struct mc_pos alias_at;  /* the outermost of them, for the budget message */
@@ -153,6 +162,24 @@ static void perr(struct ctx *c, struct mc_pos pos, const char *path, const char 
 }
 
 /*
+ * Counts n bytes of text the walk looks at (pos: where); false, after saying
+ * so once, when the walk must stop.
+ */
+static bool spend(struct ctx *c, size_t n, struct mc_pos pos)
+{
+	if (c->stop)
+		return false;
+	c->walked_bytes += n;
+	if (c->walked_bytes <= PROFILE_MAX_WALK_BYTES)
+		return true;
+	perr(c, c->alias_depth ? c->alias_at : pos, NULL,
+	     c->expanded ? "alias expansion exceeds %d MiB of text" :
+	     "keys and values exceed %d MiB of text", PROFILE_MAX_WALK_MIB);
+	c->stop = true;
+	return false;
+}
+
+/*
  * "groups.web" + "cache" -> "groups.web.cache" (just "cache" when base is
  * NULL), control characters in name escaped. NULL when out of memory.
  */
@@ -178,10 +205,14 @@ static char *key_path(const char *base, const char *name)
 	return r;
 }
 
-static char *path_join(struct ctx *c, const char *base, const char *name)
+/* key_path, counted against the walk's budget at pos. NULL: stop. */
+static char *path_join(struct ctx *c, const char *base, const char *name, struct mc_pos pos)
 {
-	char *r = key_path(base, name);
+	char *r;
 
+	if (!spend(c, (base ? strlen(base) + 1 : 0) + strlen(name), pos))
+		return NULL;
+	r = key_path(base, name);
 	if (!r)
 		c->nomem = c->stop = true;
 	return r;
@@ -514,14 +545,21 @@ static int tree_build(struct ctx *c, const char *buf, size_t len, struct node **
 
 /* ---- pass 2: the tree against the key tables ---- */
 
-/* An alias stands for its anchored node; NULL when the alias was unknown. */
+/*
+ * An alias stands for its anchored node; NULL when the alias was unknown,
+ * or when the scalar it leads to exceeds the walk's budget.
+ */
 static struct node *deref(struct ctx *c, struct node *n)
 {
+	struct node *t = n;
+
 	if (n && n->type == NODE_ALIAS) {
 		c->expanded = true;
-		return n->target;
+		t = n->target;
 	}
-	return n;
+	if (t && t->type == NODE_SCALAR && !spend(c, t->len, n->pos))
+		return NULL;
+	return t;
 }
 
 /*
@@ -652,10 +690,23 @@ static int key_ref_cmp(const void *a, const void *b)
  */
 static ptrdiff_t *find_duplicates(struct ctx *c, struct node *map)
 {
-	size_t n = map->n_kids / 2, m = 0;
-	ptrdiff_t *dup = malloc((n ? n : 1) * sizeof(*dup));
-	struct key_ref *refs = malloc((n ? n : 1) * sizeof(*refs));
+	size_t n = map->n_kids / 2, m = 0, bytes = 0;
+	ptrdiff_t *dup;
+	struct key_ref *refs;
 
+	/* sorting compares the keys' text: count it before */
+	for (size_t i = 0; i < n; i++) {
+		struct node *k = map->kids[2 * i];
+
+		if (k->type == NODE_ALIAS)
+			k = k->target;
+		if (k && k->type == NODE_SCALAR)
+			bytes += k->len;
+	}
+	if (!spend(c, bytes, map->pos))
+		return NULL;
+	dup = malloc((n ? n : 1) * sizeof(*dup));
+	refs = malloc((n ? n : 1) * sizeof(*refs));
 	if (!dup || !refs) {
 		free(dup);
 		free(refs);
@@ -758,7 +809,7 @@ static void walk_map(struct ctx *c, struct node *map, const char *path,
 		f.name = key_text(c, map, i, path);
 		if (!f.name)
 			continue;
-		kpath = path_join(c, path, f.name);
+		kpath = path_join(c, path, f.name, f.key_pos);
 		if (!kpath)
 			break;
 		f.path = kpath;
@@ -808,6 +859,20 @@ static void size_error(struct ctx *c, const struct field *f, const char *text, c
 		perr(c, f->val_pos, f->path, "size '%s' %s", quote(text).s, why);
 }
 
+/*
+ * A non-zero size below a page, which the kernel would store as 0: an
+ * error, since "max: 5" is a typo or half of "max: 512M", never an intent.
+ */
+static bool below_page(struct ctx *c, const struct field *f, const char *text,
+		       const struct mc_size *sz)
+{
+	if (sz->kind != MC_SIZE_BYTES || sz->bytes == 0 || sz->bytes >= MC_SIZE_PAGE_MIN)
+		return false;
+	perr(c, f->val_pos, f->path, "size '%s' is below one page (%d bytes): the kernel would "
+	     "make it 0; write 0 or at least 4K", quote(text).s, MC_SIZE_PAGE_MIN);
+	return true;
+}
+
 struct group_walk {
 	struct mc_group_spec *g;
 	int depth;               /* 1 for a group directly below the parent */
@@ -831,6 +896,8 @@ static void parse_knob(struct ctx *c, const struct field *f, void *obj, enum mc_
 		     mc_knob_info(k)->name, quote(text).s);
 		return;
 	}
+	if (!mc_knob_info(k)->flag && below_page(c, f, text, &sz))
+		return;
 	g->knob[k] = sz;
 	g->knob_pos[k] = f->val_pos;
 }
@@ -874,6 +941,8 @@ static void parse_protect(struct ctx *c, const struct field *f, void *obj)
 		}
 		return;
 	}
+	if (below_page(c, f, text, &sz))
+		return;
 	g->protect = MC_PROTECT_SIZE;
 	g->protect_size = sz;
 	g->protect_pos = f->val_pos;
@@ -992,7 +1061,7 @@ static void walk_groups(struct ctx *c, const struct field *f, int depth,
 		body.name = key_text(c, map, i, f->path);
 		if (!body.name)
 			continue;
-		gpath = path_join(c, f->path, body.name);
+		gpath = path_join(c, f->path, body.name, body.key_pos);
 		if (!gpath)
 			break;
 		body.path = gpath;
@@ -1361,6 +1430,14 @@ void mc_profile_free(struct mc_profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
+static int check_paths(const char *file, const struct mc_group_spec *g, size_t n, size_t len,
+		       const char *path, struct mc_diags *d);
+
+static size_t parent_len(const char *parent)
+{
+	return parent[0] == '/' && parent[1] ? strlen(parent) : 0;
+}
+
 int mc_profile_parse(const char *file, const char *buf, size_t len,
 		     struct mc_profile *ret, struct mc_diags *diags)
 {
@@ -1398,6 +1475,10 @@ int mc_profile_parse(const char *file, const char *buf, size_t len,
 			     "missing required key 'parent' (an absolute cgroup path, '/' or 'self')");
 	}
 	r = 0;
+	/* the parent's length is known here unless it is self (then at plan time) */
+	if (!c.stop && n_errors(&c) == 0 && p.parent &&
+	    check_paths(file, p.groups, p.n_groups, parent_len(p.parent), "groups", diags) < 0)
+		c.nomem = true;
 
 out:
 	tree_free(&c);
@@ -1420,6 +1501,41 @@ out:
 }
 
 /* ---- checks shared with the planner ---- */
+
+static int check_paths(const char *file, const struct mc_group_spec *g, size_t n, size_t len,
+		       const char *path, struct mc_diags *d)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t l = len + 1 + strlen(g[i].name);
+		char *gpath = key_path(path, g[i].name);
+		int r;
+
+		if (!gpath)
+			return -ENOMEM;
+		if (l > MC_GROUP_PATH_MAX) {
+			r = mc_diags_add(d, file, g[i].pos.line, g[i].pos.col, gpath,
+					 "the group's cgroup path is %zu bytes long, more than the %d "
+					 "a group's path may have", l, MC_GROUP_PATH_MAX) < 0 ? -ENOMEM : 1;
+		} else {
+			char *sub = key_path(gpath, "groups");
+
+			r = sub ? check_paths(file, g[i].children, g[i].n_children, l, sub, d) : -ENOMEM;
+			free(sub);
+		}
+		free(gpath);
+		if (r < 0)
+			return r;
+		bad += r;
+	}
+	return bad;
+}
+
+int mc_profile_check_paths(const struct mc_profile *p, size_t parent_len, struct mc_diags *diags)
+{
+	return check_paths(p->file, p->groups, p->n_groups, parent_len, "groups", diags);
+}
 
 /* mc_group_name_check on the n bytes at name, which need not end there. */
 static int name_check_n(const char *name, size_t n, const char **ret_why)

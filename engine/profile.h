@@ -18,6 +18,12 @@
 #define MC_PROFILE_MAX_DEPTH 32       /* nesting of groups */
 #define MC_PROFILE_MAX_BYTES (1024 * 1024)  /* a larger file is a mistake or an attack */
 #define MC_GROUP_NAME_MAX 255
+/*
+ * The longest cgroup path of a group (its parent's path, then "/" and a
+ * name per level): PATH_MAX less room for the mount point and a knob's file
+ * name, so that every file path memctl opens, names or journals fits.
+ */
+#define MC_GROUP_PATH_MAX 3584
 
 enum mc_protect {
 	MC_PROTECT_UNSET = 0,
@@ -85,6 +91,14 @@ void mc_profile_free(struct mc_profile *p);
  * static reason in *ret_why.
  */
 int mc_group_name_check(const char *name, const char **ret_why);
+
+/*
+ * Checks that every group's cgroup path, parent_len bytes of the parent's
+ * path (0 when not known yet) followed by "/NAME" per level, has at most
+ * MC_GROUP_PATH_MAX bytes. Appends an error at each group too long (its
+ * children are not looked at) to diags; returns how many, or -ENOMEM.
+ */
+int mc_profile_check_paths(const struct mc_profile *p, size_t parent_len, struct mc_diags *diags);
 
 /*
  * Ordering checks that can be made without the host:

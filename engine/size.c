@@ -155,6 +155,8 @@ static int size_scan(const char *s, struct mc_size *ret, struct size_error *e)
 		fbytes = (((uint64_t)(frac[i - 1] - '0') << shift) + fbytes) / 10;
 
 	*ret = (struct mc_size){ .kind = MC_SIZE_BYTES, .bytes = (whole << shift) + fbytes };
+	if (ret->bytes >= MC_SIZE_KERNEL_UNLIMITED)
+		*ret = (struct mc_size){ .kind = MC_SIZE_UNLIMITED };
 	return 0;
 }
 

@@ -22,8 +22,6 @@
 /* Node numbers above this are not a real machine: refuse to allocate for them. */
 #define NUMA_NODE_LIMIT 4096
 
-/* v1 prints "no limit" as PAGE_COUNTER_MAX * PAGE_SIZE, rounded to a page. */
-#define V1_UNLIMITED_FLOOR 0x7ffffffffffff000ULL
 
 const struct mc_group_snap *mc_snapshot_find(const struct mc_snapshot *s, const char *path)
 {
@@ -466,7 +464,7 @@ int mc_parse_knob_value(const char *buf, size_t len, uint64_t *ret)
 	r = parse_u64(buf, len, &v);
 	if (r < 0)
 		return r;
-	*ret = v >= V1_UNLIMITED_FLOOR ? MC_SIZE_MAX : v;
+	*ret = v >= MC_SIZE_KERNEL_UNLIMITED ? MC_SIZE_MAX : v;
 	return 0;
 }
 

@@ -220,7 +220,9 @@ void mc_self_group_free(struct mc_self_group *g);
 int mc_path_join(const char *parent, const char *rel, char **ret);
 
 /*
- * Test-only failure injection (compiled in with MEMCTL_FAULT_INJECTION):
+ * No function here: test-only failure injection, compiled in with
+ * MEMCTL_FAULT_INJECTION and read from the environment when a host is
+ * opened (host_fault_init in cgfs.c).
  * MEMCTL_FAIL_WRITE="K:ERRNO[,K:ERRNO...]" (up to 8) makes the K-th knob
  * write of this process fail with that errno (name like EBUSY or a number)
  * before touching the file;

@@ -47,6 +47,13 @@ int mc_pipeline_run(struct mc_host *h, const struct mc_profile *p,
 	}
 	if (r == 0 && o->plan) {
 		ret->failed = MC_STAGE_PLAN;
+		/* with self resolved, the whole path of every group must fit */
+		r = mc_profile_check_paths(p, strcmp(ret->parent, "/") == 0 ? 0 :
+					   strlen(ret->parent), &ret->plan_diags);
+		if (r > 0)
+			return -EINVAL;
+		if (r < 0)
+			return r;
 		r = mc_plan_build(p, snap, caps, &po, &ret->plan, &ret->plan_diags);
 		ret->have_plan = r == 0;
 	}

@@ -172,3 +172,33 @@ int mc_host_group_nprocs(struct mc_host *h, const char *group, size_t *ret)
 	host_buf_free(&b);
 	return r;
 }
+
+static const char *const stat_files[] = {
+	"memory.stat", "memory.numa_stat", "memory.events", "memory.events.local",
+	"memory.swap.events", "memory.pressure", "memory.failcnt", "memory.oom_control",
+};
+
+int mc_host_group_file(struct mc_host *h, const char *group, const char *file, char **ret,
+		       size_t *ret_len)
+{
+	struct host_buf b = { 0 };
+	bool known = false;
+	size_t len = 0;
+	int dfd, r;
+
+	for (size_t i = 0; i < sizeof(stat_files) / sizeof(stat_files[0]); i++)
+		known |= strcmp(stat_files[i], file) == 0;
+	if (!known)
+		return -EPERM;
+	if ((r = cgfs_open_group(h, group, O_PATH, &dfd)) < 0)
+		return r;
+	r = cgfs_read_at(&b, dfd, file, &len);
+	close(dfd);
+	if (r < 0) {
+		host_buf_free(&b);
+		return r;
+	}
+	*ret = b.p;   /* cgfs_read_fd NUL-terminates it */
+	*ret_len = len;
+	return 0;
+}

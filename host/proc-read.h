@@ -43,6 +43,16 @@ int mc_host_group_procs(struct mc_host *h, const char *group, struct mc_proc **r
 int mc_host_group_nprocs(struct mc_host *h, const char *group, size_t *ret);
 
 /*
+ * The text of one of a group's statistics files as the kernel wrote it, for
+ * a view of every line: memory.stat, memory.numa_stat, memory.events,
+ * memory.events.local, memory.swap.events, memory.pressure, memory.failcnt,
+ * memory.oom_control (no other name: -EPERM). *ret is allocated and
+ * NUL-terminated. -ENOENT (no such group or file), -errno.
+ */
+int mc_host_group_file(struct mc_host *h, const char *group, const char *file, char **ret,
+		       size_t *ret_len);
+
+/*
  * Parses /proc/PID/status text for VmRSS and VmSwap (pure; kernel threads
  * have neither: -ENOENT). Values in bytes.
  */

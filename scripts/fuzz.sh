@@ -3,7 +3,10 @@
 # each on its seed corpus:
 #   scripts/fuzz.sh            each for 20 s (what scripts/test.sh runs)
 #   scripts/fuzz.sh 300        each for 300 s
-#   scripts/fuzz.sh runs 1e7   each for 10 million executions (prints the stats)
+#   scripts/fuzz.sh runs 1e7 [TARGET...]
+#                              each (or each TARGET: profile, cgconfig, ...) for 10
+#                              million executions; prints its stats, corpus and coverage
+#                              (FUZZ_MAX_SECONDS=N also stops each after N seconds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs=(clang libclang-rt-14-dev)
@@ -19,15 +22,22 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 CC=clang cmake -S . -B build/fuzz -DMEMCTL_FUZZ=ON -DMEMCTL_SANITIZE=ON \
 	-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMCTL_FUZZ_SECONDS="${1:-20}" >/dev/null
-cmake --build build/fuzz -j "$(nproc)" --target fuzz-profile fuzz-size fuzz-kernel-text fuzz-cgconfig
+# every target there is: tests/fuzz/fuzz-NAME.c
+all=()
+for f in tests/fuzz/fuzz-*.c; do t=${f#tests/fuzz/fuzz-}; all+=("${t%.c}"); done
+cmake --build build/fuzz -j "$(nproc)" --target "${all[@]/#/fuzz-}"
 if [ "${1:-}" = runs ]; then
 	runs=$(python3 -c "print(int(float('${2:-1e7}')))")
-	for t in profile size kernel-text cgconfig; do
+	shift $(( $# >= 2 ? 2 : $# ))
+	[ $# -gt 0 ] || set -- "${all[@]}"
+	for t in "$@"; do
 		mkdir -p "build/fuzz/tests/fuzz-corpus/$t"
-		echo "== fuzz-$t: $runs executions"
-		build/fuzz/tests/fuzz-$t -runs="$runs" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+		echo "== fuzz-$t: $runs executions, $(date -u +%FT%TZ)"
+		start=$(date +%s)
+		build/fuzz/tests/fuzz-$t -runs="$runs" ${FUZZ_MAX_SECONDS:+-max_total_time=$FUZZ_MAX_SECONDS} -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
 			"build/fuzz/tests/fuzz-corpus/$t" "tests/fuzz/corpus/$t" 2>&1 |
-			grep -E "^stat::|ERROR|SUMMARY|crash-|Done"
+			grep -E "^stat::|ERROR|SUMMARY|crash-|Done|DONE|INITED"
+		echo "fuzz-$t: $(( $(date +%s) - start )) s; corpus $(ls "build/fuzz/tests/fuzz-corpus/$t" | wc -l) files"
 	done
 else
 	cd build/fuzz && ctest --output-on-failure -L fuzz

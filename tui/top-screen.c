@@ -48,7 +48,10 @@ struct screen {
 	double next;          /* time of the next refresh */
 	bool paused;
 	bool help;
+	size_t help_off;      /* first wrapped line of the help shown */
 	bool detail;
+	size_t detail_off;    /* first wrapped line of the detail pane shown */
+	char *detail_path;    /* its group: another group starts at the top */
 	bool color;
 	size_t sel;           /* index in m->order */
 	size_t top;           /* first index of m->order on screen */
@@ -61,10 +64,20 @@ struct screen {
 	size_t input_len;
 	char *search;
 	long refreshes;
+	int *cols;            /* columns shown, in order (the group column first) */
+	size_t n_cols;
+	char *conf;           /* top.conf's path, or NULL */
+	bool chooser;         /* the column chooser is open */
+	int *ch_cols;         /* its list: every column, the shown ones first */
+	bool *ch_on;
+	size_t ch_sel;
+	const char **hidden_why;  /* per column: why it is not shown by default, or NULL */
 	char *reason;         /* the selected group's decisions in full, this frame */
 	int reason_h;         /* lines the reason pane takes */
 };
 
+/* The status message wraps over at most this many lines (an error's hint included). */
+#define STATUS_MAX_LINES 3
 /* The reason pane shows at most this many lines; the detail pane (i) shows all. */
 #define REASON_MAX_LINES 5
 
@@ -165,6 +178,8 @@ static void reorder(struct screen *s)
 
 /* --- drawing --- */
 
+static int status_height(const struct screen *s);
+
 /*
  * Splits text into lines of at most width columns, at blanks where it can
  * (a word longer than a line is cut into pieces, never dropped), and at
@@ -257,7 +272,7 @@ static int reason_height(const struct screen *s)
 static void draw_reason(struct screen *s)
 {
 	const char *starts[REASON_MAX_LINES];
-	int lens[REASON_MAX_LINES], y0 = LINES - 1 - s->reason_h;
+	int lens[REASON_MAX_LINES], y0 = LINES - status_height(s) - s->reason_h;
 	size_t n;
 
 	if (s->reason_h <= 0)
@@ -278,19 +293,26 @@ static void draw_reason(struct screen *s)
 
 static int rows_height(const struct screen *s)
 {
-	int h = LINES - 4 - s->reason_h;   /* title, host line, header, reasons, status */
+	/* title, host line, header, reasons, status */
+	int h = LINES - 3 - s->reason_h - status_height(s);
 
 	if (s->detail)
 		h = LINES >= 20 ? (LINES - 4) / 2 : 0;
 	return h > 0 ? h : 0;
 }
 
+/*
+ * The GROUP column's width: the widest of every row in the display order,
+ * not only those on screen, so it does not jump as the rows scroll.
+ */
 static int name_width(const struct screen *s, size_t first, int h)
 {
 	struct top_model *m = s->m;
 	int w = 12;
 
-	for (size_t k = first; k < m->n_order && k < first + (size_t)h; k++) {
+	(void)first;
+	(void)h;
+	for (size_t k = 0; k < m->n_order; k++) {
 		const struct top_row *r = &m->rows[m->order[k]];
 		int need = (int)r->depth * 2 + 2 + (int)strlen(r->label);
 
@@ -298,6 +320,37 @@ static int name_width(const struct screen *s, size_t first, int h)
 			w = need;
 	}
 	return w > COLS / 3 ? COLS / 3 : w;
+}
+
+/*
+ * A number too wide for its cell, in units (k M G T P E, of 1000 for counts
+ * and rates, of 1024 for sizes) with as many decimals as the width allows,
+ * so a cell never shows a number with digits cut off. "#" fills a cell too
+ * narrow for even that.
+ */
+static const char *fit_number(const struct top_model *m, const struct top_row *r,
+			      const struct top_col *c, int w, char *buf, size_t len)
+{
+	static const char units[] = "kMGTPE";
+	struct top_val v = { 0 };
+	double x, base = c->kind == TOP_SIZE ? 1024 : 1000;
+	int u = -1;
+
+	c->get(m, r, &v);
+	x = c->kind == TOP_SIZE || c->kind == TOP_COUNT ? (double)v.u : v.d;
+	while (u < 5) {
+		x /= base;
+		u++;
+		for (int d = w - 3; d >= 0; d--) {   /* "1.23k": digits, point, unit */
+			int n = snprintf(buf, len, "%.*f%c", d, x,
+					 c->kind == TOP_SIZE ? "KMGTPE"[u] : units[u]);
+
+			if (n <= w)
+				return buf;
+		}
+	}
+	snprintf(buf, len, "%.*s", w, "##########");
+	return buf;
 }
 
 static void put_clipped(int y, int x, const char *t, int w, bool right)
@@ -373,9 +426,9 @@ static void draw_title(struct screen *s)
 /* Width of shown column k (the last text column takes the rest of the line). */
 static int col_width(const struct screen *s, size_t k, size_t x)
 {
-	const struct top_col *c = &top_cols[s->o->cols[k]];
+	const struct top_col *c = &top_cols[s->cols[k]];
 
-	return c->kind == TOP_TEXT && k + 1 == s->o->n_cols ? COLS - (int)x - 1 : c->width;
+	return c->kind == TOP_TEXT && k + 1 == s->n_cols ? COLS - (int)x - 1 : c->width;
 }
 
 /*
@@ -385,9 +438,12 @@ static int col_width(const struct screen *s, size_t k, size_t x)
  */
 static bool col_fits(const struct screen *s, size_t k, size_t x)
 {
-	int w = col_width(s, k, x);
+	int w;
 
-	return k < s->o->n_cols && w >= 4 && (int)x + 1 + w <= COLS;
+	if (k >= s->n_cols)
+		return false;
+	w = col_width(s, k, x);
+	return w >= 4 && (int)x + 1 + w <= COLS;
 }
 
 /* Parts the columns that fit on screen need: only those are read. */
@@ -396,7 +452,7 @@ static unsigned visible_parts(const struct screen *s, int nw)
 	unsigned parts = 0;
 
 	for (size_t k = 1 + s->hcol, x = (size_t)nw; col_fits(s, k, x); k++) {
-		parts |= top_cols[s->o->cols[k]].parts;
+		parts |= top_cols[s->cols[k]].parts;
 		x += (size_t)col_width(s, k, x) + 1;
 	}
 	return parts;
@@ -406,7 +462,6 @@ static unsigned visible_parts(const struct screen *s, int nw)
 static void draw_table(struct screen *s, int y0, int h)
 {
 	struct top_model *m = s->m;
-	const struct top_screen_opts *o = s->o;
 	int nw = name_width(s, s->top, h);
 	int pct_col = top_col_lookup("pct"), dec_col = top_col_lookup("decision");
 	char buf[256];
@@ -417,16 +472,16 @@ static void draw_table(struct screen *s, int y0, int h)
 	else
 		attron(A_REVERSE);
 	mvhline(y0, 0, ' ', COLS);
-	put_clipped(y0, 0, top_cols[o->cols[0]].title, nw, false);
+	put_clipped(y0, 0, top_cols[s->cols[0]].title, nw, false);
 	for (size_t k = 1 + s->hcol, x = (size_t)nw; col_fits(s, k, x); k++) {
-		const struct top_col *c = &top_cols[o->cols[k]];
+		const struct top_col *c = &top_cols[s->cols[k]];
 		int w = col_width(s, k, x);
 
-		if (o->cols[k] == m->sort_col)
+		if (s->cols[k] == m->sort_col)
 			attron(A_BOLD | A_UNDERLINE);
 		put_clipped(y0, (int)x + 1, c->title, w > COLS - (int)x - 1 ? COLS - (int)x - 1 : w,
 			    c->kind != TOP_TEXT);
-		if (o->cols[k] == m->sort_col)
+		if (s->cols[k] == m->sort_col)
 			attroff(A_BOLD | A_UNDERLINE);
 		x += (size_t)w + 1;
 	}
@@ -459,16 +514,18 @@ static void draw_table(struct screen *s, int y0, int h)
 		put_clipped(y, 0, name, nw, false);
 		x = (size_t)nw;
 		for (size_t c = 1 + s->hcol; col_fits(s, c, x); c++) {
-			const struct top_col *col = &top_cols[o->cols[c]];
+			const struct top_col *col = &top_cols[s->cols[c]];
 			int w = col_width(s, c, x);
 			const char *t = top_cell(m, r, col, buf, sizeof(buf));
 
 			if (w > COLS - (int)x - 1)
 				w = COLS - (int)x - 1;
-			if (s->color && k != s->sel && o->cols[c] == dec_col && r->decision)
+			if (col->kind != TOP_TEXT && (int)strlen(t) > w)
+				t = fit_number(m, r, col, w, buf, sizeof(buf));
+			if (s->color && k != s->sel && s->cols[c] == dec_col && r->decision)
 				attron(COLOR_PAIR(PAIR_DECISION));
 			put_clipped(y, (int)x + 1, t, w, col->kind != TOP_TEXT);
-			if (s->color && k != s->sel && o->cols[c] == dec_col)
+			if (s->color && k != s->sel && s->cols[c] == dec_col)
 				attroff(COLOR_PAIR(PAIR_DECISION));
 			x += (size_t)w + 1;
 		}
@@ -530,6 +587,44 @@ static void detail_procs(struct screen *s, const struct top_row *r, FILE *f)
 	free(v);
 }
 
+/*
+ * The group's statistics files as the kernel wrote them, every line:
+ * nothing is renamed, rounded or left out (v1 keys stay v1's).
+ */
+static void detail_files(struct screen *s, const struct top_row *r, FILE *f)
+{
+	static const char *const v2[] = { "memory.stat", "memory.numa_stat", "memory.events",
+					  "memory.pressure", NULL };
+	static const char *const v1[] = { "memory.stat", "memory.numa_stat", "memory.failcnt",
+					  "memory.oom_control", NULL };
+	bool is_v1 = s->m->caps->ver == MC_CGV1;
+
+	for (const char *const *fn = is_v1 ? v1 : v2; *fn; fn++) {
+		char *text = NULL, *e;
+		size_t len = 0;
+		int rc = mc_host_group_file(s->m->h, r->abs, *fn, &text, &len);
+
+		fprintf(f, "-- %s\n", *fn);
+		if (rc < 0) {
+			fprintf(f, "(%s)\n", rc == -ENOENT ? "no such file here" : strerror(-rc));
+			continue;
+		}
+		/* line by line, each escaped (a kernel file has no control byte, but a screen is no place to trust one) */
+		for (char *l = text, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+			nl = strchr(l, '\n');
+			if (nl)
+				*nl = '\0';
+			e = mc_esc_text_dup(l);
+			fprintf(f, "%s\n", e ? e : "(out of memory)");
+			free(e);
+		}
+		free(text);
+	}
+	if (is_v1)
+		fputs("-- pressure\ncgroup v1 has no per-group pressure (the host's is on the second "
+		      "line)\n", f);
+}
+
 /* Lines of the detail pane for row r, appended to a memstream. */
 static void detail_text(struct screen *s, const struct top_row *r, FILE *f)
 {
@@ -547,72 +642,86 @@ static void detail_text(struct screen *s, const struct top_row *r, FILE *f)
 	fprintf(f, "  effective limit=%s\n", mc_fmt_size(r->eff_limit, a));
 	detail_decisions(s, r, f);
 	detail_procs(s, r, f);
-	fputs("-- memory.stat\n", f);
-	for (size_t i = 0; i < g->stat.n; i++)
-		fprintf(f, "%-24s %14llu\n", g->stat.v[i].key, (unsigned long long)g->stat.v[i].val);
-	fputs("-- numa_stat\n", f);
-	for (size_t n = 0; n < g->n_numa; n++) {
-		fprintf(f, "N%zu:", n);
-		for (size_t i = 0; i < g->numa[n].n; i++)
-			fprintf(f, " %s=%s", g->numa[n].v[i].key, mc_fmt_size(g->numa[n].v[i].val, a));
-		fputc('\n', f);
-	}
-	fputs("-- events\n", f);
-	for (size_t i = 0; i < g->events.n; i++)
-		fprintf(f, "%-24s %14llu\n", g->events.v[i].key,
-			(unsigned long long)g->events.v[i].val);
-	fputs("-- pressure\n", f);
-	if (g->psi.valid)
-		fprintf(f, "some avg10=%.2f avg60=%.2f avg300=%.2f\nfull avg10=%.2f avg60=%.2f "
-			   "avg300=%.2f\n", g->psi.some_avg10, g->psi.some_avg60, g->psi.some_avg300,
-			g->psi.full_avg10, g->psi.full_avg60, g->psi.full_avg300);
-	else
-		fputs("(not available on this host)\n", f);
+	detail_files(s, r, f);
 }
 
-/* The detail pane: its lines flow into as many columns as fit. */
+/*
+ * A scrollable view of text: every line in full, wrapped at the width
+ * (never cut), from wrapped line *off on, h lines from y0. *off is clamped
+ * to the text. The last line of the view says where it is when the text
+ * does not fit. Lines starting with "--" are headings (bold).
+ */
+static void draw_text_view(const char *text, int y0, int h, int width, size_t *off)
+{
+	size_t total = wrap_text(text, width, NULL, NULL, 0), n;
+	const char **starts;
+	int *lens, body = h;
+
+	if (h <= 0)
+		return;
+	if (total > (size_t)h)
+		body = h - 1;   /* room for the position line */
+	if (body <= 0)
+		return;
+	if (*off + (size_t)body > total)
+		*off = total > (size_t)body ? total - (size_t)body : 0;
+	starts = calloc(total ? total : 1, sizeof(*starts));
+	lens = calloc(total ? total : 1, sizeof(*lens));
+	if (!starts || !lens) {
+		free(starts);
+		free(lens);
+		return;
+	}
+	n = wrap_text(text, width, starts, lens, total);
+	for (int i = 0; i < body && *off + (size_t)i < n; i++) {
+		const char *l = starts[*off + (size_t)i];
+		bool head = lens[*off + (size_t)i] >= 2 && l[0] == '-' && l[1] == '-';
+
+		if (head)
+			attron(A_BOLD);
+		mvaddnstr(y0 + i, 0, l, lens[*off + (size_t)i]);
+		if (head)
+			attroff(A_BOLD);
+	}
+	if (body < h) {
+		attron(A_DIM);
+		mvprintw(y0 + body, 0, "-- lines %zu-%zu of %zu (PgUp/PgDn scroll)", *off + 1,
+			 *off + (size_t)body, total);
+		attroff(A_DIM);
+	}
+	free(starts);
+	free(lens);
+}
+
+/* The detail pane: every line of the selected group's files, scrollable. */
 static void draw_detail(struct screen *s, int y0, int h)
 {
 	const struct top_row *r = sel_row(s);
-	char *text = NULL, *line, *save = NULL;
+	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
-	int colw = 40, ncol, y = y0, x = 0;
 
-	if (!r || h <= 0)
+	if (!r || h <= 1)
 		return;
+	if (!s->detail_path || strcmp(s->detail_path, r->path) != 0) {
+		free(s->detail_path);
+		s->detail_path = strdup(r->path);
+		s->detail_off = 0;
+	}
 	f = open_memstream(&text, &len);
 	if (!f)
 		return;
 	detail_text(s, r, f);
 	fclose(f);
-	ncol = COLS / colw > 0 ? COLS / colw : 1;
-	if (ncol == 1)
-		colw = COLS;
 	attron(A_BOLD);
 	mvhline(y0, 0, ACS_HLINE, COLS);
 	attroff(A_BOLD);
-	y++;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		bool wide = y == y0 + 1 && x == 0;   /* the path and knob lines span the pane */
-
-		if (y >= y0 + h) {
-			x += colw;
-			y = y0 + 3;
-			if (x + colw > COLS)
-				break;
-		}
-		if (line[0] == '-' && line[1] == '-')
-			attron(A_BOLD);
-		mvaddnstr(y, x, line, wide || ncol == 1 ? COLS - x : colw - 1);
-		attroff(A_BOLD);
-		y++;
-	}
+	draw_text_view(text ? text : "", y0 + 1, h - 1, COLS - 1, &s->detail_off);
 	free(text);
 }
 
 static const char *const help_keys[] = {
-	"Up/Down j/k PgUp/PgDn Home/End   move the selection",
+	"Up/Down j/k PgUp/PgDn Home/End   move the selection (PgUp/PgDn: scroll the detail pane)",
 	"Left/Right                       scroll the columns",
 	"Enter, space                     collapse / expand the selected group",
 	"+ / -   * / _                    expand / collapse; all groups",
@@ -620,39 +729,256 @@ static const char *const help_keys[] = {
 	"r                                reverse the sort order",
 	"/  n                             search a group by name; next match",
 	"f                                filter groups by name (empty: all)",
-	"i                                detail pane: memory.stat, numa_stat, events, pressure",
+	"i                                detail pane: decisions, processes, memory.stat, numa_stat, events, pressure",
 	"e                                edit: knob=value for the selected group (as memctl set)",
 	"d                                refresh interval in seconds",
 	"p  space(paused)                 pause / resume;  R  refresh now",
+	"c  F2                            column chooser: show, hide, reorder (saved in top.conf)",
+	"1 2 3 4 5                        presets: memory, reclaim, pressure, NUMA, events",
 	"?                                this help;  q  quit",
 	NULL,
 };
 
+/* Why the columns left out of the default are left out (none when --columns chose them). */
+static void help_hidden(const struct screen *s, FILE *f)
+{
+	bool any = false;
+
+	for (size_t c = 1; c < top_n_cols; c++) {
+		const char *why = s->hidden_why ? s->hidden_why[c] : NULL;
+
+		if (!why)
+			continue;
+		if (!any)
+			fputs("-- hidden by default: this host cannot fill them (c adds them back)\n", f);
+		any = true;
+		fprintf(f, "%-14s %s\n", top_cols[c].name, why);
+	}
+}
+
+/* The help: keys, then the columns (and why a hidden one is hidden), scrollable. */
 static void draw_help(struct screen *s)
 {
-	int w = COLS - 4, h = LINES - 2, y = 1;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
 
-	if (w < 20 || h < 5)
+	if (!f)
 		return;
-	attron(A_BOLD);
-	mvaddnstr(y++, 3, "memctl top: keys (any key closes)", w - 2);
-	attroff(A_BOLD);
-	for (int i = 0; help_keys[i] && y < h; i++)
-		mvaddnstr(y++, 3, help_keys[i], w - 2);
-	if (y < h) {
-		attron(A_BOLD);
-		mvaddnstr(++y, 3, "columns (--columns, --sort)", w - 2);
-		attroff(A_BOLD);
-		y++;
-	}
-	for (size_t c = 0; c < top_n_cols && y < h; c++) {
-		char line[160];
+	fputs("-- memctl top: keys (Up/Down/PgUp/PgDn scroll this help, any other key closes it)\n",
+	      f);
+	for (int i = 0; help_keys[i]; i++)
+		fprintf(f, "%s\n", help_keys[i]);
+	fputs("-- columns (--columns, --sort; c: choose)\n", f);
+	for (size_t c = 0; c < top_n_cols; c++)
+		fprintf(f, "%-14s %-8s %s\n", top_cols[c].name, top_cols[c].title, top_cols[c].help);
+	help_hidden(s, f);
+	fclose(f);
+	draw_text_view(text ? text : "", 0, LINES - 1, COLS - 1, &s->help_off);
+	free(text);
+}
 
-		snprintf(line, sizeof(line), "%-14s %-8s %s", top_cols[c].name, top_cols[c].title,
-			 top_cols[c].help);
-		mvaddnstr(y++, 3, line, w - 2);
+/* --- the column chooser (c) and presets (1-5) --- */
+
+static void set_cols(struct screen *s, int *cols, size_t n)
+{
+	free(s->cols);
+	s->cols = cols;
+	s->n_cols = n;
+	s->hcol = 0;
+}
+
+static void chooser_open(struct screen *s)
+{
+	size_t k = 0;
+
+	free(s->ch_cols);
+	free(s->ch_on);
+	s->ch_cols = calloc(top_n_cols, sizeof(*s->ch_cols));
+	s->ch_on = calloc(top_n_cols, sizeof(*s->ch_on));
+	if (!s->ch_cols || !s->ch_on) {
+		set_status(s, true, "out of memory");
+		return;
 	}
-	box(stdscr, 0, 0);
+	for (size_t i = 0; i < s->n_cols; i++) {
+		s->ch_cols[k] = s->cols[i];
+		s->ch_on[k++] = true;
+	}
+	for (size_t c = 0; c < top_n_cols; c++) {
+		bool shown = false;
+
+		for (size_t i = 0; i < s->n_cols; i++)
+			shown |= s->cols[i] == (int)c;
+		if (!shown)
+			s->ch_cols[k++] = (int)c;
+	}
+	s->ch_sel = 1;
+	s->chooser = true;
+}
+
+/* Applies the chooser's list and saves it in top.conf. */
+static void chooser_apply(struct screen *s)
+{
+	int *v = calloc(top_n_cols, sizeof(*v));
+	size_t n = 0;
+	int r;
+
+	s->chooser = false;
+	if (!v) {
+		set_status(s, true, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < top_n_cols; i++)
+		if (s->ch_on[i])
+			v[n++] = s->ch_cols[i];
+	set_cols(s, v, n);
+	if (!s->conf) {
+		set_status(s, true, "columns not saved: neither XDG_CONFIG_HOME nor HOME is set");
+		return;
+	}
+	r = top_conf_save(s->conf, s->cols, s->n_cols);
+	if (r < 0)
+		set_status(s, true, "cannot save the columns in '%s': %s", s->conf, strerror(-r));
+	else
+		set_status(s, false, "columns saved in %s", s->conf);
+}
+
+static void chooser_key(struct screen *s, int ch)
+{
+	size_t i = s->ch_sel;
+
+	if (ch == KEY_UP || ch == 'k') {
+		s->ch_sel -= s->ch_sel > 1;
+	} else if (ch == KEY_DOWN || ch == 'j') {
+		s->ch_sel += s->ch_sel + 1 < top_n_cols;
+	} else if (ch == ' ') {
+		s->ch_on[i] = !s->ch_on[i];
+	} else if ((ch == '[' && i > 1) || (ch == ']' && i + 1 < top_n_cols)) {
+		size_t j = ch == '[' ? i - 1 : i + 1;
+		int c = s->ch_cols[i];
+		bool on = s->ch_on[i];
+
+		s->ch_cols[i] = s->ch_cols[j];
+		s->ch_on[i] = s->ch_on[j];
+		s->ch_cols[j] = c;
+		s->ch_on[j] = on;
+		s->ch_sel = j;
+	} else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+		chooser_apply(s);
+	} else if (ch == 27 || ch == 'q') {
+		s->chooser = false;
+	}
+}
+
+static void draw_chooser(struct screen *s)
+{
+	int h = LINES - 2, first;
+
+	attron(A_BOLD);
+	mvaddnstr(0, 0, "columns: Up/Down select, space show/hide, [ ] move, Enter save, Esc cancel",
+		  COLS - 1);
+	attroff(A_BOLD);
+	first = (int)s->ch_sel >= h ? (int)s->ch_sel - h + 1 : 0;
+	for (int y = 0; y < h && (size_t)(first + y) < top_n_cols; y++) {
+		size_t i = (size_t)(first + y);
+		const struct top_col *c = &top_cols[s->ch_cols[i]];
+		const char *why = top_col_unavailable(s->m, s->ch_cols[i]);
+		char line[512];
+
+		snprintf(line, sizeof(line), "[%c] %-14s %-8s %s%s%s", i == 0 ? '=' : s->ch_on[i] ? 'x' : ' ',
+			 c->name, c->title, why ? "(not on this host: " : c->help, why ? why : "",
+			 why ? ")" : "");
+		if (i == s->ch_sel)
+			attron(A_REVERSE);
+		mvhline(1 + y, 0, ' ', COLS);
+		mvaddnstr(1 + y, 0, line, COLS - 1);
+		if (i == s->ch_sel)
+			attroff(A_REVERSE);
+	}
+}
+
+static void apply_preset(struct screen *s, int preset)
+{
+	int *v = NULL;
+	size_t n = 0;
+
+	if (top_preset(s->m, preset, &v, &n) < 0) {
+		set_status(s, true, "out of memory");
+		return;
+	}
+	set_cols(s, v, n);
+	set_status(s, false, "preset %d: %s columns (c to choose, saved only from there)", preset,
+		   top_preset_name(preset));
+}
+
+/*
+ * The columns at start: --columns as given; else top.conf's; else every
+ * column this host can fill. hidden_why says why the others are left out.
+ */
+static int init_cols(struct screen *s)
+{
+	const struct top_screen_opts *o = s->o;
+	char *msg = NULL;
+	int *v;
+	size_t n = 0;
+	int r;
+
+	s->hidden_why = calloc(top_n_cols, sizeof(*s->hidden_why));
+	if (!s->hidden_why)
+		return -ENOMEM;
+	for (size_t c = 1; c < top_n_cols; c++)
+		s->hidden_why[c] = top_col_unavailable(s->m, (int)c);
+	s->conf = top_conf_path();
+	if (!o->cols_given && s->conf) {
+		r = top_conf_load(s->conf, &v, &n, &msg);
+		if (r == 0) {
+			set_cols(s, v, n);
+			return 0;
+		}
+		if (r != -ENOENT)
+			set_status(s, true, "%s: ignored (%s)", s->conf,
+				   msg ? msg : strerror(-r));
+		free(msg);
+	}
+	v = calloc(o->n_cols ? o->n_cols : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n_cols; i++)
+		if (i == 0 || o->cols_given || !s->hidden_why[o->cols[i]])
+			v[n++] = o->cols[i];
+	set_cols(s, v, n);
+	return 0;
+}
+
+/* Lines the status message needs (wrapped, at most STATUS_MAX_LINES). */
+static int status_height(const struct screen *s)
+{
+	size_t n;
+
+	if (s->prompt != PROMPT_NONE || !s->status || s->help || s->chooser)
+		return 1;
+	n = wrap_text(s->status, COLS - 1, NULL, NULL, 0);
+	return n < 1 ? 1 : n > STATUS_MAX_LINES ? STATUS_MAX_LINES : (int)n;
+}
+
+/*
+ * A prompt with its input: when it is wider than the screen, the end of the
+ * input is shown (where the cursor is), with "<" marking the cut.
+ */
+static void draw_prompt(int y, const char *label, const char *input)
+{
+	int ll = (int)strlen(label), il = (int)strlen(input), room = COLS - 1 - ll;
+
+	if (room < 8) {   /* a label that does not fit leaves the line to the input */
+		label = "";
+		ll = 0;
+		room = COLS - 1;
+	}
+	if (il <= room)
+		mvprintw(LINES - 1, 0, "%s%s", label, input);
+	else
+		mvprintw(LINES - 1, 0, "%s<%s", label, input + il - room + 1);
+	curs_set(1);
 }
 
 static void draw_status(struct screen *s)
@@ -663,32 +989,39 @@ static void draw_status(struct screen *s)
 		[PROMPT_EDIT] = "",
 		[PROMPT_DELAY] = "delay (seconds): ",
 	};
-	int y = LINES - 1;
+	int y = LINES - 1, h = status_height(s);
 
-	mvhline(y, 0, ' ', COLS);
+	for (int i = 0; i < h; i++)
+		mvhline(y - i, 0, ' ', COLS);
 	if (s->prompt == PROMPT_EDIT) {
 		const struct top_row *r = sel_row(s);
+		char *l = NULL;
 
-		mvprintw(y, 0, "set %s (knob=value): %s", r ? r->path[0] ? r->path : r->abs : "?",
-			 s->input);
-		curs_set(1);
+		if (asprintf(&l, "set %s (knob=value): ", r ? r->path[0] ? r->path : r->abs : "?") < 0)
+			l = NULL;
+		draw_prompt(y, l ? l : "set: ", s->input);
+		free(l);
 		return;
 	}
 	if (s->prompt != PROMPT_NONE) {
-		mvprintw(y, 0, "%s%s", label[s->prompt], s->input);
-		curs_set(1);
+		draw_prompt(y, label[s->prompt], s->input);
 		return;
 	}
 	curs_set(0);
 	if (s->status) {
+		const char *starts[STATUS_MAX_LINES];
+		int lens[STATUS_MAX_LINES];
+		size_t n = wrap_text(s->status, COLS - 1, starts, lens, STATUS_MAX_LINES);
+
 		if (s->status_err)
 			attron(s->color ? COLOR_PAIR(PAIR_ERROR) | A_BOLD : A_BOLD);
-		mvaddnstr(y, 0, s->status, COLS - 1);
+		for (int i = 0; i < h && (size_t)i < n; i++)
+			mvaddnstr(y - h + 1 + i, 0, starts[i], lens[i]);
 		attrset(A_NORMAL);
 	} else {
 		attron(A_DIM);
 		mvaddnstr(y, 0, "? help  q quit  e edit  / search  f filter  < > sort  r reverse  "
-				"i detail  p pause", COLS - 1);
+				"i detail  c columns  p pause", COLS - 1);
 		attroff(A_DIM);
 	}
 }
@@ -719,7 +1052,9 @@ static int draw(struct screen *s)
 	r = top_model_fill(m, s->top, (size_t)h, s->detail && sel_row(s) ? m->order[s->sel]
 									  : (size_t)-1, parts);
 	erase();
-	if (s->help) {
+	if (s->chooser) {
+		draw_chooser(s);
+	} else if (s->help) {
 		draw_help(s);
 	} else {
 		draw_title(s);
@@ -771,16 +1106,24 @@ static void set_all(struct screen *s, bool collapsed)
 
 static void sort_step(struct screen *s, int dir)
 {
-	const struct top_screen_opts *o = s->o;
 	size_t k = 0;
 
-	for (size_t i = 0; i < o->n_cols; i++)
-		if (o->cols[i] == s->m->sort_col)
+	for (size_t i = 0; i < s->n_cols; i++)
+		if (s->cols[i] == s->m->sort_col)
 			k = i;
-	k = (k + o->n_cols + (size_t)(dir > 0 ? 1 : o->n_cols - 1)) % o->n_cols;
+	k = (k + s->n_cols + (size_t)(dir > 0 ? 1 : s->n_cols - 1)) % s->n_cols;
 	remember_sel(s);
-	top_model_sort_by(s->m, o->cols[k], s->m->reverse);
+	top_model_sort_by(s->m, s->cols[k], s->m->reverse);
 	restore_sel(s);
+}
+
+/* Whether any group's name matches the filter (the parent row is shown anyway). */
+static bool filter_matches_any(const struct top_model *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (strcasestr(m->rows[i].name, m->filter))
+			return true;
+	return false;
 }
 
 static void prompt_done(struct screen *s, bool accept)
@@ -803,6 +1146,9 @@ static void prompt_done(struct screen *s, bool accept)
 		free(s->m->filter);
 		s->m->filter = s->input_len ? strdup(s->input) : NULL;
 		reorder(s);
+		if (s->m->filter && !filter_matches_any(s->m))
+			set_status(s, true, "no group matches the filter '%s' (f, then Enter alone, "
+				   "shows all)", s->m->filter);
 		break;
 	case PROMPT_DELAY: {
 		char *end;
@@ -860,6 +1206,14 @@ static void start_prompt(struct screen *s, enum prompt p, const char *initial)
 	s->input_len = strlen(s->input);
 }
 
+/* Lines a PgUp/PgDn scrolls the detail pane by. */
+static size_t detail_page(const struct screen *s)
+{
+	int h = LINES - 1 - (rows_height(s) + 3) - 3;
+
+	return h > 1 ? (size_t)h : 1;
+}
+
 /* Handles a key; returns false to quit. */
 static bool key(struct screen *s, int ch)
 {
@@ -870,9 +1224,23 @@ static bool key(struct screen *s, int ch)
 		prompt_key(s, ch);
 		return true;
 	}
+	if (s->chooser) {
+		chooser_key(s, ch);
+		return true;
+	}
 	if (s->help) {
-		s->help = false;
-		return ch != 'q';
+		if (ch == KEY_DOWN || ch == 'j')
+			s->help_off++;
+		else if (ch == KEY_UP || ch == 'k')
+			s->help_off -= s->help_off > 0;
+		else if (ch == KEY_NPAGE || ch == ' ')
+			s->help_off += (size_t)(LINES > 4 ? LINES - 3 : 1);
+		else if (ch == KEY_PPAGE)
+			s->help_off = s->help_off > (size_t)(LINES - 3) ? s->help_off - (size_t)(LINES - 3)
+									 : 0;
+		else if (ch != KEY_RESIZE)
+			s->help = false;
+		return !(ch == 'q' && !s->help);
 	}
 	if (ch != KEY_RESIZE) {
 		free(s->status);
@@ -893,10 +1261,17 @@ static bool key(struct screen *s, int ch)
 			s->sel++;
 		break;
 	case KEY_PPAGE:
-		s->sel = s->sel > page ? s->sel - page : 0;
+		if (s->detail)   /* the pane scrolls; the arrows still move the selection */
+			s->detail_off = s->detail_off > detail_page(s) ? s->detail_off - detail_page(s) : 0;
+		else
+			s->sel = s->sel > page ? s->sel - page : 0;
 		break;
 	case KEY_NPAGE:
-		s->sel = s->sel + page < m->n_order ? s->sel + page : m->n_order ? m->n_order - 1 : 0;
+		if (s->detail)
+			s->detail_off += detail_page(s);   /* clamped when drawn */
+		else
+			s->sel = s->sel + page < m->n_order ? s->sel + page
+							    : m->n_order ? m->n_order - 1 : 0;
 		break;
 	case KEY_HOME:
 	case 'g':
@@ -911,7 +1286,7 @@ static bool key(struct screen *s, int ch)
 			s->hcol--;
 		break;
 	case KEY_RIGHT:
-		if (s->hcol + 2 < s->o->n_cols)
+		if (s->hcol + 2 < s->n_cols)
 			s->hcol++;
 		break;
 	case '\n':
@@ -955,7 +1330,7 @@ static bool key(struct screen *s, int ch)
 		search_from(s, s->sel + 1);
 		break;
 	case 'f':
-		start_prompt(s, PROMPT_FILTER, m->filter);
+		start_prompt(s, PROMPT_FILTER, NULL);   /* a new filter replaces the old one */
 		break;
 	case 'e':
 		if (sel_row(s))
@@ -975,9 +1350,21 @@ static bool key(struct screen *s, int ch)
 	case 'R':
 		s->next = now_s();
 		break;
+	case 'c':
+	case KEY_F(2):
+		chooser_open(s);
+		break;
+	case '1':
+	case '2':
+	case '3':
+	case '4':
+	case '5':
+		apply_preset(s, ch - '0');
+		break;
 	case '?':
 	case KEY_F(1):
 		s->help = true;
+		s->help_off = 0;
 		break;
 	default:
 		break;
@@ -1053,8 +1440,15 @@ int top_screen_run(struct top_model *m, const struct top_screen_opts *o)
 	 */
 	m->key_budget = 128;
 	r = top_model_refresh(m, now_s());
-	if (r < 0)
+	if (r == 0)
+		r = init_cols(&s);
+	if (r < 0) {
+		free(s.cols);
+		free(s.hidden_why);
+		free(s.conf);
+		free(s.status);
 		return r;
+	}
 	s.refreshes = 1;
 	setlocale(LC_ALL, "");
 	if (!initscr())
@@ -1102,6 +1496,12 @@ int top_screen_run(struct top_model *m, const struct top_screen_opts *o)
 	restore_terminal();
 	restore_signals(&old);
 	free(s.sel_path);
+	free(s.detail_path);
+	free(s.cols);
+	free(s.ch_cols);
+	free(s.ch_on);
+	free(s.conf);
+	free(s.hidden_why);
 	free(s.reason);
 	free(s.status);
 	free(s.search);

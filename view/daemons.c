@@ -134,3 +134,89 @@ const struct mc_runstate *top_row_daemon(const struct top_model *m, const struct
 {
 	return r->daemon >= 0 && (size_t)r->daemon < m->daemons.n ? &m->daemons.v[r->daemon] : NULL;
 }
+
+static const char *const kind_json[] = {
+	[MC_RUN_SET] = "set",
+	[MC_RUN_WRITE] = "write",
+	[MC_RUN_RECLAIM] = "reclaim",
+};
+
+/* One decision as a JSON object. */
+static void json_decision(struct mc_buf *b, const struct mc_run_decision *d)
+{
+	mc_buf_adds(b, "{\"kind\":\"");
+	mc_buf_adds(b, kind_json[d->kind]);
+	mc_buf_adds(b, "\",\"policy\":");
+	mc_esc_json(b, d->policy);
+	mc_buf_adds(b, ",\"group\":");
+	mc_esc_json(b, d->group);
+	mc_buf_adds(b, ",\"knob\":");
+	if (d->kind == MC_RUN_RECLAIM)
+		mc_buf_adds(b, "null");
+	else
+		mc_esc_json(b, d->knob);
+	mc_buf_adds(b, ",\"old\":");
+	if (d->kind == MC_RUN_WRITE && d->old_valid)
+		mc_fmt_json_size(b, d->old);
+	else
+		mc_buf_adds(b, "null");
+	mc_buf_adds(b, ",\"new\":");
+	mc_fmt_json_size(b, d->value);
+	if (d->kind == MC_RUN_RECLAIM) {
+		mc_buf_printf(b, ",\"got\":%" PRIu64 ",\"error\":", d->got);
+		if (d->err < 0)
+			mc_esc_json(b, strerror(-d->err));
+		else
+			mc_buf_adds(b, "null");
+	}
+	mc_buf_adds(b, ",\"reason\":");
+	mc_esc_json(b, d->reason);
+	mc_buf_addc(b, '}');
+}
+
+void top_json_decisions(struct mc_buf *b, const struct mc_runstate *s, const char *group)
+{
+	const struct mc_run_decision *d;
+	bool first = true;
+
+	mc_buf_addc(b, '[');
+	for (size_t i = 0; i < s->n_dec; i++) {
+		d = &s->dec[i];
+		if (group && strcmp(d->group, group) != 0)
+			continue;
+		if (!first)
+			mc_buf_addc(b, ',');
+		first = false;
+		json_decision(b, d);
+	}
+	mc_buf_addc(b, ']');
+}
+
+void top_json_daemon(struct mc_buf *b, const struct mc_runstate *s)
+{
+	uint64_t cum = 0;
+
+	mc_buf_printf(b, "{\"pid\":%ld,\"profile\":", s->pid);
+	mc_esc_json(b, s->profile ? s->profile : "");
+	mc_buf_adds(b, ",\"parent\":");
+	mc_esc_json(b, s->parent);
+	mc_buf_printf(b, ",\"dry_run\":%s,\"interval\":%lu,\"time\":%.3f,"
+			 "\"duration_seconds\":%.6f,\"reclaimed_bytes\":%" PRIu64
+			 ",\"reclaim_requests\":%" PRIu64 ",\"reclaim_failures\":%" PRIu64
+			 ",\"intervals_failed\":%" PRIu64 ",\"interval_duration_seconds\":"
+			 "{\"count\":%" PRIu64 ",\"sum\":%.6f,\"buckets\":[",
+		      s->dry_run ? "true" : "false", s->interval, s->time, s->duration,
+		      s->reclaimed_bytes, s->reclaim_requests, s->reclaim_failures,
+		      s->intervals_failed, s->hist_count, s->hist_sum);
+	for (size_t i = 0; i < MC_RUN_HIST_N; i++) {
+		cum += s->hist[i];
+		if (i + 1 < MC_RUN_HIST_N)
+			mc_buf_printf(b, "%s{\"le\":%g,\"count\":%" PRIu64 "}", i ? "," : "",
+				      mc_run_hist_le[i], cum);
+		else
+			mc_buf_printf(b, ",{\"le\":\"+Inf\",\"count\":%" PRIu64 "}", cum);
+	}
+	mc_buf_adds(b, "]},\"decisions\":");
+	top_json_decisions(b, s, NULL);
+	mc_buf_addc(b, '}');
+}

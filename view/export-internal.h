@@ -33,6 +33,7 @@ struct mc_export {
 	size_t n_dec;
 	size_t cap_dec;
 	unsigned long intervals;
+	char *state_dir;            /* where the daemons publish their state; NULL: not read */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
 	bool *skip;                 /* per row: left out (gone, or a name that is not UTF-8) */

@@ -187,6 +187,7 @@ void mc_export_free(struct mc_export *e)
 	mc_export_clear_decisions(e);
 	free(e->dec);
 	free(e->pparent);
+	free(e->state_dir);
 	free(e->skip);
 	mc_buf_release(&e->out);
 	free(e);
@@ -200,6 +201,8 @@ int mc_export_set_parent(struct mc_export *e, const char *parent)
 	if (e->have_model && strcmp(e->m.parent, parent) == 0)
 		return 0;
 	r = top_model_init(&m, e->h, parent);
+	if (r == 0 && e->state_dir && (r = top_daemons_init(&m.daemons, e->state_dir)) < 0)
+		top_model_release(&m);
 	if (r < 0)
 		return r;
 	if (e->have_model)
@@ -267,6 +270,17 @@ int mc_export_take_decisions(struct mc_export *e, const struct mc_decisions *dec
 	}
 	if (e->n_dec > 1)
 		qsort(e->dec, e->n_dec, sizeof(*e->dec), dec_cmp);
+	return 0;
+}
+
+int mc_export_set_state_dir(struct mc_export *e, const char *state_dir)
+{
+	free(e->state_dir);
+	e->state_dir = strdup(state_dir);
+	if (!e->state_dir)
+		return -ENOMEM;
+	if (e->have_model && !e->m.daemons.state_dir)
+		return top_daemons_init(&e->m.daemons, state_dir);
 	return 0;
 }
 

@@ -55,6 +55,13 @@ int mc_export_take_decisions(struct mc_export *e, const struct mc_decisions *dec
 /* Forgets the decisions (an interval that decided nothing exports none). */
 void mc_export_clear_decisions(struct mc_export *e);
 
+/*
+ * Includes the figures of the memctl run daemons whose profile's parent is
+ * the exporter's parent, above or below it: their published state in
+ * state_dir (host/runstate.h), read at every refresh. -ENOMEM.
+ */
+int mc_export_set_state_dir(struct mc_export *e, const char *state_dir);
+
 /* memctl run: intervals run so far (exported as a counter); 0: not a run. */
 void mc_export_set_intervals(struct mc_export *e, unsigned long n);
 

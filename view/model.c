@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "buf.h"
 #include "columns.h"
@@ -523,6 +524,12 @@ int top_model_refresh(struct top_model *m, double now)
 	int r;
 
 	m->now = now;
+	{
+		struct timespec w;
+
+		clock_gettime(CLOCK_REALTIME, &w);
+		m->wall = (double)w.tv_sec + (double)w.tv_nsec / 1e9;
+	}
 	/* cheap unless the tree changed: see mc_subtree_scan */
 	r = mc_subtree_scan(m->rd, m->rescan || m->refreshes == 0);
 	if (r < 0)

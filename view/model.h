@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "host.h"
 #include "plan.h"
 #include "policy.h"
@@ -106,6 +107,7 @@ struct top_model {
 	bool reverse;
 	char *filter;         /* substring of names (case-insensitive), or NULL */
 	double now;           /* CLOCK_MONOTONIC seconds of the refresh */
+	double wall;          /* CLOCK_REALTIME (unix) seconds of the refresh */
 	unsigned long refreshes;
 	bool rescan;          /* list every directory at the next refresh (a group was
 	                         found gone: it may have been made again) */
@@ -177,5 +179,22 @@ const struct mc_runstate *top_row_daemon(const struct top_model *m, const struct
  * Newly allocated, or NULL.
  */
 char *top_decision_text(const struct mc_run_decision *d);
+
+/*
+ * Appends the decisions of group (absolute; NULL: every group) in s as a JSON array of
+ * {"kind","policy","group","knob","old","new","got","error","reason"}
+ * (sizes in bytes or "max"; old null for a new group or a setting, got and
+ * error only for reclaims).
+ */
+void top_json_decisions(struct mc_buf *b, const struct mc_runstate *s, const char *group);
+
+/*
+ * Appends the daemon's own figures as a JSON object: pid, profile, parent,
+ * dry_run, interval, time, duration_seconds, reclaimed_bytes,
+ * reclaim_requests, reclaim_failures, intervals_failed, and
+ * interval_duration_seconds {count, sum, buckets [{le, count}] cumulative},
+ * and decisions (every group's, as top_json_decisions).
+ */
+void top_json_daemon(struct mc_buf *b, const struct mc_runstate *s);
 
 #endif

@@ -14,6 +14,7 @@
  * a query can match the group's real name.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "escape.h"
@@ -202,6 +203,131 @@ static void render_family(struct mc_export *e, const struct prom_family *f)
 		}
 }
 
+/* Whether daemon d's profile parent is the exporter's parent, above or below it. */
+static bool run_related(const struct mc_export *e, const struct mc_runstate *d)
+{
+	return mc_runstate_owner(d, 1, e->m.parent) == 0 ||
+	       mc_runstate_owner(&(struct mc_runstate){ .parent = e->m.parent }, 1, d->parent) == 0;
+}
+
+static void run_sample(struct mc_buf *b, const char *name, const struct mc_runstate *d,
+		       const char *extra, const char *value)
+{
+	mc_buf_printf(b, "%s{parent=\"", name);
+	mc_esc_prom_label(b, d->parent);
+	mc_buf_printf(b, "\"%s} %s\n", extra, value);
+}
+
+/*
+ * The daemons' own figures, from their published state: counters since
+ * each started, the interval duration histogram, the time of the last
+ * interval, and each decision of the last interval as a sample with its
+ * policy, group and knob (the reason is in the JSON, not in a label).
+ */
+static void render_runs(struct mc_export *e)
+{
+	static const struct {
+		const char *name, *type, *help;
+		size_t off;
+	} counters[] = {
+		{ "memctl_run_reclaimed_bytes_total", "counter",
+		  "Bytes memctl run obtained by its reclaims since it started.",
+		  offsetof(struct mc_runstate, reclaimed_bytes) },
+		{ "memctl_run_reclaim_requests_total", "counter",
+		  "Reclaims memctl run asked the kernel for since it started.",
+		  offsetof(struct mc_runstate, reclaim_requests) },
+		{ "memctl_run_reclaim_failures_total", "counter",
+		  "Reclaims that obtained less than asked (or failed) since memctl run started.",
+		  offsetof(struct mc_runstate, reclaim_failures) },
+		{ "memctl_run_intervals_failed_total", "counter",
+		  "Intervals of memctl run that did not complete.",
+		  offsetof(struct mc_runstate, intervals_failed) },
+	};
+	const struct top_daemons *dm = &e->m.daemons;
+	struct mc_buf *b = &e->out;
+	char v[64];
+
+	for (size_t c = 0; c < sizeof(counters) / sizeof(counters[0]); c++) {
+		bool head = false;
+
+		for (size_t i = 0; i < dm->n; i++) {
+			if (!run_related(e, &dm->v[i]))
+				continue;
+			if (!head)
+				mc_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", counters[c].name,
+					      counters[c].help, counters[c].name, counters[c].type);
+			head = true;
+			snprintf(v, sizeof(v), "%" PRIu64,
+				 *(const uint64_t *)((const char *)&dm->v[i] + counters[c].off));
+			run_sample(b, counters[c].name, &dm->v[i], "", v);
+		}
+	}
+	for (size_t i = 0, head = 0; i < dm->n; i++) {
+		const struct mc_runstate *d = &dm->v[i];
+		uint64_t cum = 0;
+
+		if (!run_related(e, d))
+			continue;
+		if (!head++)
+			mc_buf_adds(b, "# HELP memctl_run_interval_duration_seconds How long memctl "
+				       "run's intervals took.\n# TYPE memctl_run_interval_duration_seconds "
+				       "histogram\n");
+		for (size_t k = 0; k < MC_RUN_HIST_N; k++) {
+			char le[48];
+
+			cum += d->hist[k];
+			if (k + 1 < MC_RUN_HIST_N)
+				snprintf(le, sizeof(le), ",le=\"%g\"", mc_run_hist_le[k]);
+			else
+				snprintf(le, sizeof(le), ",le=\"+Inf\"");
+			snprintf(v, sizeof(v), "%" PRIu64, cum);
+			run_sample(b, "memctl_run_interval_duration_seconds_bucket", d, le, v);
+		}
+		snprintf(v, sizeof(v), "%.6f", d->hist_sum);
+		run_sample(b, "memctl_run_interval_duration_seconds_sum", d, "", v);
+		snprintf(v, sizeof(v), "%" PRIu64, d->hist_count);
+		run_sample(b, "memctl_run_interval_duration_seconds_count", d, "", v);
+	}
+	for (size_t i = 0, head = 0; i < dm->n; i++) {
+		if (!run_related(e, &dm->v[i]))
+			continue;
+		if (!head++)
+			mc_buf_adds(b, "# HELP memctl_run_last_interval_timestamp_seconds When memctl "
+				       "run's last interval ended (unix time).\n# TYPE "
+				       "memctl_run_last_interval_timestamp_seconds gauge\n");
+		snprintf(v, sizeof(v), "%.3f", dm->v[i].time);
+		run_sample(b, "memctl_run_last_interval_timestamp_seconds", &dm->v[i], "", v);
+	}
+	for (size_t i = 0, head = 0; i < dm->n; i++) {
+		const struct mc_runstate *d = &dm->v[i];
+
+		if (!run_related(e, d))
+			continue;
+		for (size_t k = 0; k < d->n_dec; k++) {
+			const struct mc_run_decision *dc = &d->dec[k];
+			static const char *const kind[] = { "set", "write", "reclaim" };
+
+			if (!mc_utf8_valid(dc->group))
+				continue;   /* a label must be UTF-8; the JSON has it */
+			if (!head++)
+				mc_buf_adds(b, "# HELP memctl_run_decision_bytes The value each decision of "
+					       "memctl run's last interval set (reclaim: asked); +Inf: no "
+					       "limit.\n# TYPE memctl_run_decision_bytes gauge\n");
+			mc_buf_adds(b, "memctl_run_decision_bytes{group=\"");
+			mc_esc_prom_label(b, dc->group);
+			mc_buf_adds(b, "\",policy=\"");
+			mc_esc_prom_label(b, dc->policy);
+			mc_buf_adds(b, "\",knob=\"");
+			mc_esc_prom_label(b, dc->kind == MC_RUN_RECLAIM ? "reclaim" : dc->knob);
+			mc_buf_printf(b, "\",kind=\"%s\"} ", kind[dc->kind]);
+			if (dc->value == MC_SIZE_MAX)
+				mc_buf_adds(b, "+Inf\n");
+			else
+				mc_buf_printf(b, "%" PRIu64 "\n", dc->value);
+		}
+	}
+}
+
 void export_render_prom(struct mc_export *e)
 {
 	struct mc_buf *b = &e->out;
@@ -226,4 +352,5 @@ void export_render_prom(struct mc_export *e)
 	}
 	for (size_t i = 0; i < sizeof(families_tail) / sizeof(families_tail[0]); i++)
 		render_family(e, &families_tail[i]);
+	render_runs(e);
 }

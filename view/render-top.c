@@ -42,6 +42,11 @@ static void json_row(struct mc_buf *b, const struct top_model *m, const struct t
 		else
 			mc_buf_printf(b, "%.2f", v.d);
 	}
+	if (top_row_daemon(m, r)) {
+		/* what the memctl run managing the group decided, structured */
+		mc_buf_printf(b, ",\"run_pid\":%ld,\"decisions\":", top_row_daemon(m, r)->pid);
+		top_json_decisions(b, top_row_daemon(m, r), r->abs);
+	}
 	mc_buf_addc(b, '}');
 }
 
@@ -123,8 +128,18 @@ void top_render_json(struct mc_buf *b, const struct top_model *m, const int *col
 {
 	mc_buf_adds(b, "{\"parent\":");
 	mc_esc_json(b, m->parent);
-	mc_buf_printf(b, ",\"refresh\":%lu,\"sort\":\"%s\",\"groups\":[", m->refreshes,
-		      top_cols[m->sort_col].name);
+	mc_buf_printf(b, ",\"refresh\":%lu,\"time\":%.3f,\"sort\":\"%s\",", m->refreshes,
+		      m->wall, top_cols[m->sort_col].name);
+	if (m->daemons.n) {
+		mc_buf_adds(b, "\"runs\":[");
+		for (size_t i = 0; i < m->daemons.n; i++) {
+			if (i)
+				mc_buf_addc(b, ',');
+			top_json_daemon(b, &m->daemons.v[i]);
+		}
+		mc_buf_adds(b, "],");
+	}
+	mc_buf_adds(b, "\"groups\":[");
 	for (size_t o = 0; o < m->n_order; o++) {
 		if (o)
 			mc_buf_addc(b, ',');

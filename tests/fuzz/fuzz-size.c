@@ -24,6 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* What parses formats, and the formatted text parses to the same size. */
 		if (mc_size_format_spec(&sz, buf, sizeof(buf)) < 0)
 			__builtin_trap();
+		/* the kernel's "no limit" byte counts are "max", never bytes */
+		if (sz.kind == MC_SIZE_BYTES && sz.bytes >= MC_SIZE_KERNEL_UNLIMITED)
+			__builtin_trap();
 		/* (2^64-1 bytes formats as "max": the same limit, another kind) */
 		if ((sz.kind == MC_SIZE_BYTES && sz.bytes != MC_SIZE_MAX) ||
 		    sz.kind == MC_SIZE_UNLIMITED) {

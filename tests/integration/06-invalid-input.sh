@@ -64,4 +64,20 @@ done
 mc --version | grep -q "^memctl [0-9]" && pass "--version" || fail "--version"
 mc apply >/dev/null 2>&1; check_rc $? 2 "apply without a profile"
 mc -o yaml status >/dev/null 2>&1; check_rc $? 2 "unknown output format"
+
+# an option a command does not take; a bad -p is blamed on -p, not on GROUP
+err=$(mc check --once "$T_TMP/noparent.yaml" 2>&1); rc=$?
+check_rc $rc 2 "check --once"
+echo "$err" | grep -q "check does not take option '--once' (an option of 'memctl run')" &&
+	pass "names the option and who takes it" || fail "message: $err"
+for c in "get g max" "set g max=1G" "top -b -n 1" "export" "status" "completion groups"; do
+	err=$(mc -p self/.. $c 2>&1 > /dev/null); rc=$?
+	check_rc $rc 2 "-p self/.. $c"
+	echo "$err" | grep -q "invalid parent 'self/..' (-p, --parent)" &&
+		! echo "$err" | grep -q "invalid group" && pass "$c: blames -p" || fail "$c: $err"
+done
+err=$(mc get ../g 2>&1); rc=$?
+check_rc $rc 2 "GROUP ../g"
+echo "$err" | grep -q "invalid group '../g': '.', '..' and empty parts are not group names" &&
+	pass "blames the group" || fail "message: $err"
 summary

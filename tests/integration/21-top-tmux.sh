@@ -35,11 +35,17 @@ check_rc $? 0 "apply the test groups"
 if [ "$T_VERSION" = 1 ]; then MAXF=memory.limit_in_bytes; else MAXF=memory.max; fi
 
 # The pane runs top, then records how it ended and the terminal modes.
+# (explicit columns, so the same ones show on v1 and v2; defaults are tested below)
+COLS_LIST=usage,pct,min,low,high,max,soft_limit,anon,file,active,inactive,wset
+XDG=$T_TMP/xdg
+# a session that keeps the private server up while the tests end and start others
+tm new-session -d -s keep "sleep 3600"
 start_top() {
 	rm -f "$T_TMP/pid" "$T_TMP/done"
 	tmux_start top 100 30 \
-		"sh -c 'echo \$\$ > $T_TMP/pid; exec env MEMCTL_STATE_DIR=$T_STATE TERM=xterm-256color \
-$MEMCTL top -d 0.3 --sort group -p self/$P'; echo rc=\$? > $T_TMP/done; stty -a >> $T_TMP/done; sleep 600"
+		"sh -c 'echo \$\$ > $T_TMP/pid; exec env MEMCTL_STATE_DIR=$T_STATE XDG_CONFIG_HOME=$XDG \
+TERM=xterm-256color $MEMCTL top -d 0.3 --sort group ${1:---columns $COLS_LIST} -p self/$P'; \
+echo rc=\$? > $T_TMP/done; stty -a >> $T_TMP/done; sleep 600"
 }
 wait_done() {
 	local i
@@ -95,7 +101,10 @@ expect "small: .* 128M -> 64M" "status line reports the change"
 check_eq "$(kval "$P/small" $MAXF)" 67108864 "the kernel has max=64M"
 expect "^    small .* 64M " "row shows the new max"
 keys e; text max=12X; keys Enter
-expect "cannot set max on .*small': '12X" "a bad value is refused in the status line"
+expect "'12X'" "a bad value is refused in the status line"
+joined=$(screen | tail -n 3 | tr '\n' ' ')
+case $joined in *"cannot set max on "*"small': '12X'"*) pass "the whole message, wrapped: $joined" ;;
+*) fail "status lines: $joined" ;; esac
 check_eq "$(kval "$P/small" $MAXF)" 67108864 "refused edit changed nothing"
 keys e; text max=2G; keys Enter
 expect "above" "a max above the parent's is refused"
@@ -121,6 +130,122 @@ kill -TERM "$(cat "$T_TMP/pid")"
 wait_done && pass "SIGTERM ends top" || fail "SIGTERM did not end top"
 grep -qE '(^| )icanon' "$T_TMP/done" && pass "terminal restored after SIGTERM" ||
 	fail "terminal modes: $(cat "$T_TMP/done")"
+tm kill-session -t top
+
+# --- the detail pane: the kernel's exact values, every line, scrollable ---
+# the parent row ($P, max 1G: memory.stat's hierarchical limits are >= 1 GiB)
+start_top " "
+expect "^- /" "top with the default columns"
+keys Home i
+expect "^-- memory.stat" "detail pane of the parent row (the root row is selectable)"
+seen=$T_TMP/seen
+: > "$seen"
+for i in $(seq 1 40); do
+	screen >> "$seen"
+	grep -q "^-- events" "$seen" && grep -q "^-- pressure" "$seen" && break
+	keys NPage
+	sleep 0.15
+done
+statf=$T_DIR/$P/memory.stat
+n_ok=0 n_bad=0
+while read -r key val; do
+	got=$(awk -v k="$key" '$1 == k { print $2; exit }' "$seen")
+	if [ "$got" = "$val" ]; then n_ok=$((n_ok + 1)); else n_bad=$((n_bad + 1)); echo "# $key: file $val, pane '$got'"; fi
+done < "$statf"
+[ "$n_bad" -eq 0 ] && [ "$n_ok" -gt 10 ] &&
+	pass "all $n_ok lines of memory.stat in the pane, exact (e.g. $(grep -m1 hierarchical_memory_limit "$statf"))" ||
+	fail "$n_bad of $((n_ok + n_bad)) memory.stat values differ in the pane"
+big=$(awk '$2 >= 1073741824 && $2 < 9223372036854771712 { print $1; exit }' "$statf")
+[ -n "$big" ] && grep -qE "^$big +$(awk -v k="$big" '$1 == k { print $2 }' "$statf")\$" "$seen" &&
+	pass "a counter >= 1 GiB ($big) shown with every digit" || fail "no value >= 1 GiB checked ($big)"
+keys i
+
+# --- columns the host cannot fill are hidden; help says why ---
+# every column shown by default has a value on some row (scanned at 250 columns)
+tm resize-window -t "$T_SESSION" -x 250 -y 30
+sleep 0.5
+screen > "$T_TMP/wide"
+empty=$(python3 - "$T_TMP/wide" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")
+hi = next(i for i, l in enumerate(lines) if l.startswith("GROUP"))
+head = lines[hi]
+rows = [l for l in lines[hi + 1:] if re.match(r"^[ +-]*[-+ ] ?\S", l) and l.strip()]
+rows = [l for l in rows if not l.startswith("?") and not l.startswith("--")][:4]
+out = []
+for m in re.finditer(r"\S+", head):
+    t, e = m.group(), m.end()
+    if t in ("GROUP", "DECISION", "NUMA"):
+        continue
+    cells = [l[:e].split()[-1] if l[:e].split() else "" for l in rows]
+    if cells and all(c == "-" for c in cells):
+        out.append(t)
+print(" ".join(out))
+PY
+)
+[ -z "$empty" ] && pass "no column is '-' on every row by default" || fail "columns all '-': $empty"
+if [ "$T_VERSION" = 1 ]; then
+	head_line=$(grep "^GROUP" "$T_TMP/wide")
+	case $head_line in *" MIN "*|*" LOW "*|*" HIGH"*|*" SOME "*|*THPFB*) fail "v1 shows a v2 column: $head_line" ;;
+	*) pass "v1: MIN, LOW, HIGH, SOME, THPFB hidden" ;; esac
+	keys '?'
+	for i in $(seq 1 10); do screen | grep -q "^min .*cgroup v1 has no such file" && break; keys NPage; sleep 0.2; done
+	expect "hidden by default" "the help, scrolled, lists the hidden columns"
+	expect "^min +cgroup v1 has no such file" "and says why min is hidden"
+	keys x
+fi
+
+# --- the column chooser's choice survives a restart ---
+keys c
+expect "^columns: Up/Down select" "c opens the column chooser"
+# the first column after GROUP is usage: hide it, save
+keys Down; sleep 0.1; keys Up Space Enter
+expect "columns saved in $XDG/memctl/top.conf" "the choice is saved"
+grep -q '^columns=' "$XDG/memctl/top.conf" && ! grep -q 'columns=usage' "$XDG/memctl/top.conf" &&
+	pass "top.conf has the columns without usage" || fail "top.conf: $(cat "$XDG/memctl/top.conf")"
+expect_gone "^GROUP +USAGE" "usage hidden"
+keys q
+tm kill-session -t top
+start_top " "
+expect "^GROUP +%LIM" "after a restart the saved columns are shown (no USAGE)"
+keys 1
+expect "preset 1: memory" "preset 1 (memory)"
+expect "^GROUP +USAGE" "the memory preset shows usage"
+keys q
+tm kill-session -t top
+printf 'columns=usage,nosuch\n' > "$XDG/memctl/top.conf"
+start_top " "
+expect "top.conf:1: unknown column 'nosuch'" "a bad top.conf is reported, not half used"
+expect "^GROUP +USAGE" "and the default columns shown"
+keys q
+tm kill-session -t top
+
+# --- filter: a new one replaces the old; one matching nothing says so ---
+start_top
+keys f; text small; keys Enter
+expect "filter: small" "filter small"
+keys f; text kid; keys Enter
+expect "filter: kid\b" "f starts empty: the new filter is kid, not smallkid"
+keys f; text zzzz; keys Enter
+expect "no group matches the filter 'zzzz'" "a filter matching nothing says so"
+keys f Enter
+
+# --- a resize to 80x24 in the middle of an edit keeps the screen sane ---
+keys /; text small; keys Enter e
+text max=100M-this-is-a-long-value-that-goes-past-eighty-columns-of-the-screen-xyz
+tm resize-window -t "$T_SESSION" -x 80 -y 24
+sleep 0.5
+check_eq "$(screen | wc -l)" 24 "24 lines after the resize"
+expect "columns-of-the-screen-xyz\$" "the edit line shows the end of the input where the cursor is"
+expect "^GROUP" "the table is still drawn"
+keys Escape
+keys e; text maxx=1G; keys Enter
+expect "unknown knob 'maxx'" "an edit error at 80 columns"
+msg=$(screen | tail -n 3 | tr '\n' ' ' | tr -s ' ')
+case $msg in *"did you mean 'max'?"*) pass "the error keeps its \"did you mean\": $msg" ;;
+*) fail "the error lost its hint: $msg" ;; esac
+keys q
+tm kill-session -t top
 # --- host pressure, the daemon's decisions, simulated only without it ---
 R=$T_PREFIX-run
 WSF=$(disk_tmpdir 2>/dev/null || echo "$T_TMP")/ws.dat
@@ -193,6 +318,14 @@ done
 	{ fail "reason '$want' not on the screen:"; screen; }
 expect_gone "simulated" "no 'simulated' while memctl run manages the groups"
 
+# batch JSON: a timestamp per line, the daemon, its structured decisions
+mc -o json top -b -n 1 -p self/$R > "$T_TMP/b.json"
+jq -e --arg g "$T_SELF/$R/$DG" --arg pol "$policy" --argjson pid $RUN_PID --argjson now "$(date +%s)" '
+	(.time - $now | fabs) < 30 and (.runs[0].pid == $pid) and
+	([.groups[] | select(.path == $g) | .decisions[] | select(.policy == $pol and .kind == "set")
+	  | has("knob") and has("old") and has("new") and (.reason | length > 0)] | any)' \
+	"$T_TMP/b.json" > /dev/null && pass "top -b -o json: time, the daemon, structured decisions" ||
+	fail "top -b -o json: $(head -c 2000 "$T_TMP/b.json")"
 kill -TERM $RUN_PID; wait $RUN_PID 2>/dev/null
 [ ! -e "$STATEF" ] && pass "a stopped daemon removes its state file" || fail "$STATEF left behind"
 expect "no memctl run: simulated" "without the daemon, the line says decisions are simulated"

@@ -127,6 +127,13 @@ expect "128M|32M -> 48M" "set ran"
 check_eq "$(kval "$G" $MAXF)" 50331648 "the kernel has 48M"
 text "get $G max"; keys Enter
 expect "^48M\$" "get shows 48M"
+keys C-u; text "top --so"; keys Tab
+expect "^memctl> top --sort ?\$" "an option of the line's command completes"
+text "us"; keys Tab
+expect "^memctl> top --sort usage ?\$" "its value completes from the column table"
+keys C-u; text "get -o "; keys Tab Tab
+expect "^json +text" "get -o offers get's formats"
+keys C-u
 text "pl"; keys Tab
 expect "^memctl> plan ?\$" "pl<TAB> completes to 'plan '"
 text "$T_TMP/ba"; keys Tab

@@ -343,6 +343,53 @@ n=$(sed -n 's/.*stopping after \([0-9]*\) intervals.*/\1/p' "$T_TMP/stall.log")
 [ -n "$n" ] && [ "$n" -le $((n0 + 2)) ] && pass "after the stall: $n intervals, $n0 before it (missed ones not run)" ||
 	fail "after the stall: '$n' intervals, $n0 before it: missed intervals were run back to back"
 
+# The daemon's own figures: run --export's file and `memctl export` beside a
+# running daemon carry its counters, interval histogram and time of the last
+# interval, read from the state it publishes; both pass promtool.
+for fam in memctl_run_reclaimed_bytes_total memctl_run_reclaim_requests_total \
+	memctl_run_reclaim_failures_total memctl_run_interval_duration_seconds_bucket \
+	memctl_run_last_interval_timestamp_seconds; do
+	grep -q "^$fam{parent=\"" "$T_TMP/run/stall.prom" || fail "run --export has no $fam"
+done
+grep -q '^memctl_run_interval_duration_seconds_bucket{parent=".*",le="+Inf"} [0-9]' "$T_TMP/run/stall.prom" &&
+	pass "run --export carries the daemon's counters and interval histogram" ||
+	fail "no histogram in $(grep memctl_run_ "$T_TMP/run/stall.prom")"
+"$MEMCTL" --no-mlock run "$T_TMP/p.yaml" 2> "$T_TMP/d.log" &
+RUN=$!
+for i in $(seq 1 200); do [ -s "$T_STATE/run.$RUN.state" ] && break; sleep 0.05; done
+sleep 0.3
+mc export > "$T_TMP/d.prom"
+"$PROMTOOL" check metrics < "$T_TMP/d.prom" > "$T_TMP/lint" 2>&1 &&
+	pass "memctl export beside a running daemon passes promtool" || fail "promtool: $(cat "$T_TMP/lint")"
+"$PY" - "$T_TMP/d.prom" "$RUN" <<'PY' > "$T_TMP/d.out" 2>&1
+import sys, time
+from prometheus_client.parser import text_string_to_metric_families
+fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+h = fams["memctl_run_interval_duration_seconds"]
+assert h.type == "histogram", h.type
+count = [s.value for s in h.samples if s.name.endswith("_count")][0]
+inf = [s.value for s in h.samples if s.name.endswith("_bucket") and s.labels["le"] == "+Inf"][0]
+assert count >= 1 and inf == count, (count, inf)
+last = fams["memctl_run_last_interval_timestamp_seconds"].samples[0].value
+assert abs(time.time() - last) < 60, last
+assert "memctl_run_reclaimed_bytes" in fams and "memctl_run_reclaim_failures" in fams, list(fams)
+print("histogram of %d intervals, last %.1f s ago, reclaim counters present" % (count, time.time() - last))
+PY
+[ $? -eq 0 ] && pass "memctl export: $(cat "$T_TMP/d.out")" || fail "memctl export daemon figures: $(cat "$T_TMP/d.out")"
+mc -o json export > "$T_TMP/d.json"
+"$PY" - "$T_TMP/d.json" "$RUN" <<'PY' > "$T_TMP/d.out" 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [x for x in d["runs"] if x["pid"] == int(sys.argv[2])][0]
+assert r["interval"] >= 1 and r["interval_duration_seconds"]["count"] >= 1, r
+for dec in r["decisions"]:
+    assert set(("kind", "policy", "group", "knob", "old", "new", "reason")) <= set(dec), dec
+print("JSON: run %d, interval %d, %d structured decisions" % (r["pid"], r["interval"], len(r["decisions"])))
+PY
+[ $? -eq 0 ] && pass "$(cat "$T_TMP/d.out")" || fail "JSON runs: $(cat "$T_TMP/d.out")"
+kill -TERM $RUN; wait $RUN
+RUN=
+
 # The steady state takes no new page with --export either (locked memory:
 # not in sanitizer builds; scripts/test.sh runs this with the release build).
 if mc --version | grep -q sanitizers; then

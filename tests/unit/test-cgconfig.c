@@ -339,11 +339,118 @@ static void test_bad_parent(void)
 	mc_diags_free(&er);
 }
 
+/* ---- the round trip: what check sees is what import reported ---- */
+
+struct trip_case {
+	const char *name;
+	const char *conf;
+	const char *groups[3];   /* the names check must see, in order (one level) */
+	size_t n_groups;
+	size_t n_settings;
+};
+
+#define LS "\xe2\x80\xa8"   /* U+2028, a line break to libyaml */
+#define PS "\xe2\x80\xa9"   /* U+2029 */
+#define NEL "\xc2\x85"       /* U+0085 */
+
+static const struct trip_case trips[] = {
+	{ "U+2028 in a name quoted in a comment cannot end it",
+	  "group \"x" LS "groups: {evil: {max: 4K}}" LS "#\" { cpu { cpu.shares = 1; } }\n",
+	  { NULL }, 0, 0 },
+	{ "U+2029 in a comment",
+	  "group \"x" PS "groups: {evil: {max: 4K}}" PS "#\" { cpu { cpu.shares = 1; } }\n",
+	  { NULL }, 0, 0 },
+	{ "U+0085 in a comment",
+	  "group \"x" NEL "groups: {evil: {max: 4K}}" NEL "#\" { cpu { cpu.shares = 1; } }\n",
+	  { NULL }, 0, 0 },
+	{ "control and C1 characters in a comment",
+	  "group \"x\x7f\xc2\x9b\xef\xbb\xbfy\" { cpu { cpu.shares = 1; } }\n", { NULL }, 0, 0 },
+	{ "line separators inside a group name stay in the name",
+	  "group \"a" LS "b: {max: 4K}\" { memory { memory.limit_in_bytes = 64M; } }\n"
+	  "group \"c" NEL "d\" { memory { memory.limit_in_bytes = 32M; } }\n"
+	  "group \"caf\xc3\xa9\xef\xbb\xbf" PS "\" { memory { } }\n",
+	  { "a" LS "b: {max: 4K}", "c" NEL "d", "caf\xc3\xa9\xef\xbb\xbf" PS }, 3, 2 },
+	{ "the kernel's no-limit values are max",
+	  "group a { memory { memory.limit_in_bytes = 9223372036854771712; "
+	  "memory.soft_limit_in_bytes = 9223372036854775807; memory.memsw.limit_in_bytes = "
+	  "9223372036854771712; } }\n", { "a" }, 1, 3 },
+	{ "a size below a page is left out",
+	  "group a { memory { memory.limit_in_bytes = 100; memory.soft_limit_in_bytes = 4096; } }\n",
+	  { "a" }, 1, 1 },
+};
+
+static void count_groups(const struct mc_group_spec *g, size_t n, size_t *groups,
+			 size_t *settings)
+{
+	for (size_t i = 0; i < n; i++) {
+		(*groups)++;
+		for (int k = 0; k < MC_KNOB__COUNT; k++)
+			*settings += g[i].knob[k].kind != MC_SIZE_UNSET;
+		count_groups(g[i].children, g[i].n_children, groups, settings);
+	}
+}
+
+static void test_round_trip(void)
+{
+	for (size_t i = 0; i < N(trips); i++) {
+		const struct trip_case *t = &trips[i];
+		struct mc_cgconfig_result res = { 0 };
+		struct mc_diags sk = { 0 }, er = { 0 }, pd = { 0 };
+		struct mc_profile p;
+		size_t groups = 0, settings = 0;
+		int r = mc_cgconfig_convert("in.conf", t->conf, strlen(t->conf), "/", &res, &sk, &er);
+
+		tap_eq_int(r, 0, "%s: converts", t->name);
+		for (size_t j = 0; j < er.n; j++)
+			printf("# unexpected error: %d:%d: %s\n", er.v[j].line, er.v[j].col, er.v[j].msg);
+		if (r == 0) {
+			tap_eq_int((long long)res.groups, (long long)t->n_groups, "%s: groups reported",
+				   t->name);
+			tap_eq_int((long long)res.settings, (long long)t->n_settings,
+				   "%s: settings reported", t->name);
+			r = mc_profile_parse("out.yaml", res.yaml, strlen(res.yaml), &p, &pd);
+			tap_eq_int(r, 0, "%s: the profile passes check", t->name);
+		}
+		if (r == 0) {
+			count_groups(p.groups, p.n_groups, &groups, &settings);
+			tap_eq_int((long long)groups, (long long)t->n_groups, "%s: check sees the groups",
+				   t->name);
+			tap_eq_int((long long)settings, (long long)t->n_settings,
+				   "%s: check sees the settings", t->name);
+			for (size_t j = 0; j < t->n_groups && j < p.n_groups; j++)
+				tap_eq_str(p.groups[j].name, t->groups[j], "%s: name %zu", t->name, j);
+			mc_profile_free(&p);
+		}
+		mc_cgconfig_result_free(&res);
+		mc_diags_free(&pd);
+		mc_diags_free(&sk);
+		mc_diags_free(&er);
+	}
+}
+
+/* A name that is not UTF-8 cannot be written into a profile: an error, nothing written. */
+static void test_not_utf8(void)
+{
+	struct mc_cgconfig_result res = { .yaml = (char *)"untouched" };
+	struct mc_diags sk = { 0 }, er = { 0 };
+	const char *conf = "group \"a\xff" "b\" { memory { memory.limit_in_bytes = 1G; } }\n";
+	int r = mc_cgconfig_convert("in.conf", conf, strlen(conf), "/", &res, &sk, &er);
+
+	tap_eq_int(r, -EINVAL, "name not UTF-8: refused");
+	tap_check(er.n == 1 && strstr(er.v[0].msg, "not UTF-8") && er.v[0].line == 1 &&
+			  er.v[0].col == 7, "name not UTF-8: said at 1:7 (%s)", er.n ? er.v[0].msg : "-");
+	tap_eq_str(res.yaml, "untouched", "name not UTF-8: no result");
+	mc_diags_free(&sk);
+	mc_diags_free(&er);
+}
+
 int main(void)
 {
 	test_sizes();
 	test_good();
 	test_bad();
 	test_bad_parent();
+	test_round_trip();
+	test_not_utf8();
 	return tap_done();
 }

@@ -52,6 +52,12 @@ static const struct bad_case bad[] = {
 	{ "syntax: unterminated quote", HDR "groups:\n  web:\n    max: \"1G\n", 0,
 	  6, 1, NULL, "syntax error: found unexpected end of stream", 1 },
 
+	/* A non-zero size below a page: the kernel would make it 0 ("max: 5" of "max: 512M"). */
+	{ "size below a page", HDR "groups:\n  web:\n    max: 5\n", 0,
+	  5, 10, "groups.web.max", "size '5' is below one page (4096 bytes): the kernel would make it 0; write 0 or at least 4K", 1 },
+	{ "protect below a page", HDR "groups:\n  web:\n    protect: 4095\n", 0,
+	  5, 14, "groups.web.protect", "size '4095' is below one page (4096 bytes): the kernel would make it 0; write 0 or at least 4K", 1 },
+
 	/* Unknown keys, with a suggestion when one is close. */
 	{ "unknown top-level key", HDR "intervall: 5s\n", 0,
 	  3, 1, "intervall", "unknown key 'intervall', did you mean 'interval'?", 1 },
@@ -778,6 +784,38 @@ static void test_limits(void)
 	tap_check(d.n == 1 && d.v[0].line == 4 && d.v[0].col == 3 &&
 		  strstr(d.v[0].msg, "is longer than 255 bytes") &&
 		  strstr(d.v[0].msg, "...'"), "256-byte group name: message, value shortened");
+	mc_diags_free(&d);
+	free(t.s);
+	t = (struct text){ 0 };
+
+	/*
+	 * One long scalar through many aliases: few nodes, much text. The walk
+	 * stops at its byte budget (16 MiB), at the alias that led there.
+	 */
+	text_add(&t, HDR "x-a: &a %0400000d1G\ngroups:\n", 0);
+	for (int i = 0; i < 1000; i++)
+		text_add(&t, "  g%04d: {max: *a}\n", i);
+	r = mc_profile_parse("t.yaml", t.s, t.len, &p, &d);
+	tap_eq_int(r, -EINVAL, "long scalar aliased: rejected");
+	tap_check(d.n == 1 && strcmp(d.v[0].msg, "alias expansion exceeds 16 MiB of text") == 0 &&
+		  d.v[0].col == 16 && d.v[0].line > 40 && d.v[0].line < 50,
+		  "long scalar aliased: message at the alias (%d:%d %s)", d.n ? d.v[0].line : 0,
+		  d.n ? d.v[0].col : 0, d.n ? d.v[0].msg : "-");
+	mc_diags_free(&d);
+	free(t.s);
+	t = (struct text){ 0 };
+
+	/* A group's whole cgroup path must fit: 17 names of 210 bytes do not. */
+	text_add(&t, HDR "groups:\n");
+	for (int i = 0; i < 17; i++)
+		text_add(&t, "%*s%0210d:\n%*sgroups:\n", 2 + 4 * i, "", i, 4 + 4 * i, "");
+	text_add(&t, "%*sleaf: {}\n", 2 + 4 * 17, "");
+	r = mc_profile_parse("t.yaml", t.s, t.len, &p, &d);
+	tap_eq_int(r, -EINVAL, "path too long: rejected");
+	tap_check(d.n == 1 && strstr(d.v[0].msg, "cgroup path is 3587 bytes long, more than the 3584") &&
+		  d.v[0].line == 4 + 2 * 16 && d.v[0].col == 3 + 4 * 16,
+		  "path too long: message at the group (%d:%d %s)", d.n ? d.v[0].line : 0,
+		  d.n ? d.v[0].col : 0, d.n ? d.v[0].msg : "-");
 	mc_diags_free(&d);
 	free(t.s);
 	t = (struct text){ 0 };

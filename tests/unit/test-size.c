@@ -42,9 +42,16 @@ static const struct {
 	{ "0.001K", MC_SIZE_BYTES, 1, 0 },
 	/* 1.999999999999K is just under 2048 bytes */
 	{ "1.999999999999K", MC_SIZE_BYTES, 2047, 0 },
-	{ "18446744073709551615", MC_SIZE_BYTES, UINT64_MAX, 0 },
-	{ "16777215T", MC_SIZE_BYTES, UINT64_C(16777215) * TiB, 0 },
-	{ "16777215.99999999999999T", MC_SIZE_BYTES, UINT64_C(16777215) * TiB + TiB - 1, 0 },
+	/* the kernel's "no limit" forms, and everything above them, are max */
+	{ "18446744073709551615", MC_SIZE_UNLIMITED, 0, 0 },
+	{ "16777215T", MC_SIZE_UNLIMITED, 0, 0 },
+	{ "16777215.99999999999999T", MC_SIZE_UNLIMITED, 0, 0 },
+	{ "9223372036854771712", MC_SIZE_UNLIMITED, 0, 0 },
+	{ "9223372036854775807", MC_SIZE_UNLIMITED, 0, 0 },
+	{ "9223372036854710272", MC_SIZE_UNLIMITED, 0, 0 },
+	{ "9007199254740988K", MC_SIZE_UNLIMITED, 0, 0 },
+	{ "9223372036854710271", MC_SIZE_BYTES, UINT64_C(9223372036854710271), 0 },
+	{ "8388607T", MC_SIZE_BYTES, UINT64_C(8388607) * TiB, 0 },
 	{ "max", MC_SIZE_UNLIMITED, 0, 0 },
 	{ "25%", MC_SIZE_PERCENT, 0, 2500 },
 	{ "12.5%", MC_SIZE_PERCENT, 0, 1250 },
@@ -235,11 +242,15 @@ static void test_format(void)
 	}
 }
 
-/* Whatever is formatted parses back to the same value. */
+/*
+ * Whatever is formatted parses back to the same value, below the kernel's
+ * "no limit" forms, which parse back as max.
+ */
 static void test_round_trip(void)
 {
 	static const uint64_t values[] = {
-		0, 1, 4095, 4096, 3 * MiB, 3 * MiB + 4096, 7 * GiB, 9 * TiB, UINT64_MAX - 1,
+		0, 1, 4095, 4096, 3 * MiB, 3 * MiB + 4096, 7 * GiB, 9 * TiB,
+		MC_SIZE_KERNEL_UNLIMITED - 1,
 	};
 	char buf[24];
 
@@ -249,6 +260,13 @@ static void test_round_trip(void)
 		mc_size_format(values[i], buf, sizeof(buf));
 		tap_eq_int(mc_size_parse(buf, &s, NULL), 0, "'%s' parses back", buf);
 		tap_eq_u64(s.bytes, values[i], "'%s' round-trips", buf);
+	}
+	{
+		struct mc_size s = { .kind = MC_SIZE_UNSET };
+
+		mc_size_format(UINT64_MAX - 1, buf, sizeof(buf));
+		tap_eq_int(mc_size_parse(buf, &s, NULL), 0, "'%s' parses", buf);
+		tap_eq_int(s.kind, MC_SIZE_UNLIMITED, "'%s' is max", buf);
 	}
 	for (uint32_t c = 0; c <= 10000; c += 1111) {
 		struct mc_size in = { MC_SIZE_PERCENT, 0, c }, out = { .kind = MC_SIZE_UNSET };

@@ -343,10 +343,14 @@ static const struct knob_case {
 	{ "0\n", 0, 0 },
 	{ "104857600\n", 0, 104857600 },
 	{ "  4096 \n", 0, 4096 },
-	/* v1's "no limit": PAGE_COUNTER_MAX pages, and anything from 0x7ffffffffffff000 up. */
+	/*
+	 * v1's "no limit": PAGE_COUNTER_MAX pages, and anything from the
+	 * smallest such value on any page size (64K: 0x7fffffffffff0000) up.
+	 */
 	{ "9223372036854771712\n", 0, MC_SIZE_MAX },
 	{ "9223372036854775807\n", 0, MC_SIZE_MAX },
-	{ "9223372036854771711\n", 0, 9223372036854771711ULL },
+	{ "9223372036854710272\n", 0, MC_SIZE_MAX },
+	{ "9223372036854710271\n", 0, 9223372036854710271ULL },
 	{ "-1\n", 0, MC_SIZE_MAX },
 	{ "", -EINVAL, 0 },
 	{ "\n", -EINVAL, 0 },
