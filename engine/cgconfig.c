@@ -34,6 +34,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "buf.h"
 #include "cgconfig.h"
 #include "knob.h"
 #include "profile.h"
@@ -1104,49 +1105,8 @@ static void settle(struct conv *c, struct node *n, const struct node *parent)
 
 /* ---- the profile text ---- */
 
-struct sbuf {
-	char *s;
-	size_t len, cap;
-	bool nomem;
-};
-
-static void put(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->nomem)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->nomem = true;
-			return;
-		}
-		if (b->s && (size_t)n < b->cap - b->len) {
-			b->len += (size_t)n;
-			return;
-		}
-		{
-			size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
-			char *s = realloc(b->s, cap);
-
-			if (!s) {
-				b->nomem = true;
-				return;
-			}
-			b->s = s;
-			b->cap = cap;
-		}
-	}
-}
-
 /* A scalar as YAML: plain when that is unambiguous, else double-quoted. */
-static void put_scalar(struct sbuf *b, const char *s)
+static void put_scalar(struct mc_buf *b, const char *s)
 {
 	static const char *const words[] = { "null", "true", "false", "yes", "no", "on", "off",
 					     "y", "n" };
@@ -1158,49 +1118,49 @@ static void put_scalar(struct sbuf *b, const char *s)
 	for (size_t i = 0; plain && i < sizeof(words) / sizeof(words[0]); i++)
 		plain = strcasecmp(s, words[i]) != 0;
 	if (plain) {
-		put(b, "%s", s);
+		mc_buf_printf(b, "%s", s);
 		return;
 	}
-	put(b, "\"");
+	mc_buf_printf(b, "\"");
 	for (const char *p = s; *p; p += n) {
 		long cp = utf8_char(p, &n);
 
 		if (cp < 0) {
 			/* cannot be written; the read-back check refuses the result */
 			n = 1;
-			put(b, "\\x%02x", (unsigned char)*p);
+			mc_buf_printf(b, "\\x%02x", (unsigned char)*p);
 		} else if (cp == '"' || cp == '\\') {
-			put(b, "\\%c", *p);
+			mc_buf_printf(b, "\\%c", *p);
 		} else if (yaml_literal_char(cp)) {
-			put(b, "%.*s", (int)n, p);
+			mc_buf_printf(b, "%.*s", (int)n, p);
 		} else if (cp < 0x100) {
-			put(b, "\\x%02lx", cp);
+			mc_buf_printf(b, "\\x%02lx", cp);
 		} else {
-			put(b, "\\u%04lx", cp);
+			mc_buf_printf(b, "\\u%04lx", cp);
 		}
 	}
-	put(b, "\"");
+	mc_buf_printf(b, "\"");
 }
 
 /* A comment line: what could end it or break the YAML is shown escaped. */
-static void put_comment(struct sbuf *b, const char *prefix, const char *s)
+static void put_comment(struct mc_buf *b, const char *prefix, const char *s)
 {
 	size_t n;
 
-	put(b, "%s", prefix);
+	mc_buf_printf(b, "%s", prefix);
 	for (const char *p = s; *p; p += n) {
 		long cp = utf8_char(p, &n);
 
 		if (cp < 0)
 			n = 1;
 		if (cp >= 0 && yaml_literal_char(cp))
-			put(b, "%.*s", (int)n, p);
+			mc_buf_printf(b, "%.*s", (int)n, p);
 		else if (cp < 0)
-			put(b, "\\x%02x", (unsigned char)*p);
+			mc_buf_printf(b, "\\x%02x", (unsigned char)*p);
 		else
-			put(b, "\\u%04lx", cp);
+			mc_buf_printf(b, "\\u%04lx", cp);
 	}
-	put(b, "\n");
+	mc_buf_printf(b, "\n");
 }
 
 static bool has_memory_kids(const struct node *n)
@@ -1212,7 +1172,7 @@ static bool has_memory_kids(const struct node *n)
 }
 
 /* The memory groups below n, at indent; returns how many (all levels). */
-static size_t emit_groups(struct sbuf *b, const struct node *n, int indent, size_t *ret_settings)
+static size_t emit_groups(struct mc_buf *b, const struct node *n, int indent, size_t *ret_settings)
 {
 	size_t groups = 0;
 
@@ -1225,9 +1185,9 @@ static size_t emit_groups(struct sbuf *b, const struct node *n, int indent, size
 		groups++;
 		for (int k = 0; k < MC_KNOB__COUNT; k++)
 			empty &= !g->knob[k].set;
-		put(b, "%*s", indent, "");
+		mc_buf_printf(b, "%*s", indent, "");
 		put_scalar(b, g->name);
-		put(b, empty ? ": {}\n" : ":\n");
+		mc_buf_printf(b, empty ? ": {}\n" : ":\n");
 		for (int k = 0; k < MC_KNOB__COUNT; k++) {
 			const struct setting *s = &g->knob[k];
 			char v[24];
@@ -1239,16 +1199,16 @@ static size_t emit_groups(struct sbuf *b, const struct node *n, int indent, size
 			else
 				mc_size_format(s->bytes, v, sizeof(v));
 			/* the source comments line up: "soft_limit: " and a long value take 22 */
-			put(b, "%*s%s: %-*s  ", indent + 2, "", mc_knob_info((enum mc_knob)k)->name,
+			mc_buf_printf(b, "%*s%s: %-*s  ", indent + 2, "", mc_knob_info((enum mc_knob)k)->name,
 			    20 - (int)strlen(mc_knob_info((enum mc_knob)k)->name), v);
 			if (k == MC_KNOB_SWAP && g->swap_from_memsw && !s->unlimited)
-				put(b, "# %s (line %d) - max\n", s->key, s->pos.line);
+				mc_buf_printf(b, "# %s (line %d) - max\n", s->key, s->pos.line);
 			else
-				put(b, "# %s, line %d\n", s->key, s->pos.line);
+				mc_buf_printf(b, "# %s, line %d\n", s->key, s->pos.line);
 			(*ret_settings)++;
 		}
 		if (has_memory_kids(g)) {
-			put(b, "%*sgroups:\n", indent + 2, "");
+			mc_buf_printf(b, "%*sgroups:\n", indent + 2, "");
 			groups += emit_groups(b, g, indent + 4, ret_settings);
 		}
 	}
@@ -1327,7 +1287,7 @@ int mc_cgconfig_convert(const char *file, const char *buf, size_t len, const cha
 		.parent_len = parent[0] == '/' && parent[1] ? strlen(parent) : 0,
 	};
 	size_t errors_before = errors->n, skipped_before = skipped->n, settings = 0, groups;
-	struct sbuf b = { 0 };
+	struct mc_buf b = { 0 };
 	struct mc_diags check = { 0 };
 	struct mc_profile p;
 	int r;
@@ -1352,33 +1312,33 @@ int mc_cgconfig_convert(const char *file, const char *buf, size_t len, const cha
 	if (r < 0)
 		goto out;
 
-	put(&b, "# memctl profile converted by memctl import from ");
+	mc_buf_printf(&b, "# memctl profile converted by memctl import from ");
 	put_comment(&b, "", file);
-	put(&b, "# Groups, knobs and values are the file's memory settings; the comments name\n"
+	mc_buf_printf(&b, "# Groups, knobs and values are the file's memory settings; the comments name\n"
 		"# the setting each value comes from. See memctl-profile(5).\n");
 	if (skipped->n > skipped_before) {
-		put(&b, "#\n# Not converted:\n");
+		mc_buf_printf(&b, "#\n# Not converted:\n");
 		for (size_t i = skipped_before; i < skipped->n; i++) {
 			char *s = NULL;
 
 			if (mc_diag_format(&skipped->v[i], &s) < 0) {
-				b.nomem = true;
+				b.oom = true;
 				break;
 			}
 			put_comment(&b, "#   ", s);
 			free(s);
 		}
 	}
-	put(&b, "\nversion: 1\nparent: ");
+	mc_buf_printf(&b, "\nversion: 1\nparent: ");
 	put_scalar(&b, parent);
-	put(&b, "\n");
+	mc_buf_printf(&b, "\n");
 	if (has_memory_kids(&c.root)) {
-		put(&b, "groups:\n");
+		mc_buf_printf(&b, "groups:\n");
 		groups = emit_groups(&b, &c.root, 2, &settings);
 	} else {
 		groups = 0;
 	}
-	if (b.nomem) {
+	if (b.oom) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -1393,7 +1353,7 @@ int mc_cgconfig_convert(const char *file, const char *buf, size_t len, const cha
 				 "profile may have", b.len, MC_PROFILE_MAX_BYTES) < 0 ? -ENOMEM : -EINVAL;
 		goto out;
 	}
-	r = mc_profile_parse("<converted profile>", b.s, b.len, &p, &check);
+	r = mc_profile_parse("<converted profile>", b.p, b.len, &p, &check);
 	if (r == 0) {
 		size_t g = 0, k = 0;
 
@@ -1419,13 +1379,13 @@ int mc_cgconfig_convert(const char *file, const char *buf, size_t len, const cha
 	}
 	if (r < 0)
 		goto out;
-	ret->yaml = b.s;
+	ret->yaml = b.p;
 	ret->groups = groups;
 	ret->settings = settings;
-	b.s = NULL;
+	b.p = NULL;
 out:
 	mc_diags_free(&check);
-	free(b.s);
+	free(b.p);
 	node_free(&c.root);
 	free(c.index);
 	return r;
