@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# `memctl top` cost: CPU and memory of top refreshing every second over N
-# groups for a minute, on a real terminal (ncurses in a tmux pane, 120x40)
-# and in batch mode (text to a file) at the same time, against the CPU of
-# bare snapshots of the same tree (bench-snapshot's memctl way) measured in
-# the same run: how much top adds to what it must read anyway.
+# `memctl top` cost: CPU and memory of the ncurses screen refreshing every
+# second over N groups (on a real terminal: tmux panes, 120x40), beside the
+# CPU of one bare snapshot of the same tree (bench-snapshot's memctl way)
+# measured in the same rounds: how much top costs against what reading the
+# tree once costs anyway.
 #
-#   bench/top.sh [--quick] [--groups N] [--seconds S]
+#   bench/top.sh [--quick] [--groups N] [--rounds R] [--seconds S]
 #
-# CPU is utime + stime from /proc/PID/stat over the measured window (after
-# a 3 s warm-up), memory VmRSS and VmHWM from /proc/PID/status at its end.
-# Rows of top.tsv: way, groups, seconds, refreshes, CPU percent of one CPU,
-# CPU milliseconds per refresh, ratio to one bare snapshot, VmRSS and
-# VmHWM in KiB.
+# Two identical screens run side by side (A and A'): their difference is
+# the A/A control, which a rank test must not call significant. Each round
+# measures both screens over S seconds, then one set of bare snapshots, so
+# host noise falls on every arm alike (interleaved rounds). CPU is the
+# scheduler's own count of the process' run time (/proc/PID/schedstat, in
+# nanoseconds: at 0.1% of a CPU, clock ticks would count less than one per
+# round); memory is VmRSS at the end of each round, VmHWM at the end.
+# Rows of top.tsv: arm, groups, rounds, median CPU % of one CPU with its
+# quartiles, CPU ms per refresh, ratio to one bare snapshot, RSS KiB
+# (median), HWM KiB; then the A/A rank test.
 . "$(dirname "$0")/lib.sh"
 prereq_root
 prereq_memcg
@@ -19,64 +24,69 @@ command -v tmux > /dev/null || skip "tmux is not installed"
 SNAP=$BUILD/bench/bench-snapshot
 need_bin "$SNAP"
 
-N=1000
-SECONDS_=60
-[ "$B_QUICK" = 1 ] && N=20 SECONDS_=3
-parse_opts "[--groups N] [--seconds S]" groups seconds
-N=${OPT_GROUPS:-$N} SECONDS_=${OPT_SECONDS:-$SECONDS_}
+N=1000 ROUNDS=10 SECS=6
+[ "$B_QUICK" = 1 ] && N=20 ROUNDS=2 SECS=2
+parse_opts "[--groups N] [--rounds R] [--seconds S]" groups rounds seconds
+N=${OPT_GROUPS:-$N} ROUNDS=${OPT_ROUNDS:-$ROUNDS} SECS=${OPT_SECONDS:-$SECS}
 T_TMP=$(mktemp -d)
 . "$B_ROOT/tests/integration/lib-tmux.sh"
-BATCH_PID=
-trap '[ -z "$BATCH_PID" ] || kill "$BATCH_PID" 2>/dev/null; tm kill-server 2>/dev/null; cleanup' EXIT
 
 P=$T_PREFIX-top
 mkgroups "$T_DIR/$P" "$N"
-HZ=$(getconf CLK_TCK)
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+run_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 
-tmux_start top 120 40 "sh -c 'echo \$\$ > $T_TMP/pid; exec env MEMCTL_STATE_DIR=$T_STATE \
-TERM=xterm-256color $MEMCTL top -d 1 -p self/$P'"
-wait_screen " g[0-9]{5} " match || die "top shows no group; screen: $(screen)"
-TOP_PID=$(cat "$T_TMP/pid")
-"$MEMCTL" top -b -d 1 -p "self/$P" > "$T_TMP/batch.out" 2>&1 &
-BATCH_PID=$!
-sleep 3
-kill -0 "$BATCH_PID" 2>/dev/null || die "top -b ended: $(head -n3 "$T_TMP/batch.out")"
+# the screens: one tmux session each, so both are real terminals
+for arm in a b; do
+	tmux_start "top-$arm" 120 40 "sh -c 'echo \$\$ > $T_TMP/pid.$arm; exec env \
+MEMCTL_STATE_DIR=$T_STATE TERM=xterm-256color $MEMCTL top -d 1 -p self/$P'"
+	wait_screen " g[0-9]{5} " match || die "top shows no group; screen: $(screen)"
+done
+PID_A=$(cat "$T_TMP/pid.a") PID_B=$(cat "$T_TMP/pid.b")
+sleep 3   # warm-up: the first refreshes open every file
 
 host_line
-echo "top: $N groups, refresh 1 s, measured over $SECONDS_ s after a 3 s warm-up"
-b_lines0=$(grep -c '^memctl top: ' "$T_TMP/batch.out")
-t0=$(wall) c_top0=$(cpu_ticks "$TOP_PID") c_b0=$(cpu_ticks "$BATCH_PID")
-sleep "$SECONDS_"
-t1=$(wall) c_top1=$(cpu_ticks "$TOP_PID") c_b1=$(cpu_ticks "$BATCH_PID")
-b_refreshes=$(($(grep -c '^memctl top: ' "$T_TMP/batch.out") - b_lines0))
-rss_top=$(status_kb "$TOP_PID" VmRSS) hwm_top=$(status_kb "$TOP_PID" VmHWM)
-rss_b=$(status_kb "$BATCH_PID" VmRSS) hwm_b=$(status_kb "$BATCH_PID" VmHWM)
+echo "top: $N groups, refresh 1 s, $ROUNDS interleaved rounds of $SECS s (after a 3 s warm-up)"
+: > "$T_TMP/cpu.a"; : > "$T_TMP/cpu.b"; : > "$T_TMP/ms.a"; : > "$T_TMP/ms.b"
+: > "$T_TMP/rss.a"; : > "$T_TMP/rss.b"; : > "$T_TMP/snap"
+for r in $(seq 1 "$ROUNDS"); do
+	t0=$(wall) a0=$(run_ns "$PID_A") b0=$(run_ns "$PID_B")
+	sleep "$SECS"
+	t1=$(wall) a1=$(run_ns "$PID_A") b1=$(run_ns "$PID_B")
+	for arm in a b; do
+		if [ $arm = a ]; then d=$((a1 - a0)) pid=$PID_A; else d=$((b1 - b0)) pid=$PID_B; fi
+		awk -v d="$d" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", d / 1e9 / (b - a) * 100 }' \
+			>> "$T_TMP/cpu.$arm"
+		# one refresh a second: CPU per refresh is the CPU of the window over its seconds
+		awk -v d="$d" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", d / 1e6 / (b - a) }' \
+			>> "$T_TMP/ms.$arm"
+		status_kb "$pid" VmRSS >> "$T_TMP/rss.$arm"
+	done
+	# the bare snapshot of this round: CPU microseconds per snapshot, median of 5
+	"$SNAP" --rounds 5 --ways memctl "$T_SELF/$P" | awk -F'\t' '{ print $6 }' >> "$T_TMP/snap"
+done
 screen | grep -qE " g[0-9]{5} " || die "top's screen lost the groups: $(screen)"
-keys q
-kill "$BATCH_PID" && wait "$BATCH_PID" 2>/dev/null
-BATCH_PID=
+hwm_a=$(status_kb "$PID_A" VmHWM) hwm_b=$(status_kb "$PID_B" VmHWM)
+for arm in a b; do tm send-keys -t "top-$arm" q; done
 
-# One bare snapshot of the same tree, CPU microseconds (median of 9)
-snap_us=$("$SNAP" --rounds 9 --ways memctl "$T_SELF/$P" | awk -F'\t' '{ print $6 }')
-[ -n "$snap_us" ] || die "bench-snapshot failed"
-
-el=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
-t_refreshes=$(awk -v e="$el" 'BEGIN { printf "%d", e }') # one a second; ncurses shows no count
-tsv_header way groups seconds refreshes cpu_pct cpu_ms_per_refresh x_snapshot vmrss_kb vmhwm_kb
-row() {  # way ticks refreshes rss hwm
-	local ms
-	ms=$(awk -v t="$2" -v hz="$HZ" -v r="$3" 'BEGIN { printf "%.2f", t * 1000 / hz / r }')
-	tsv_row "$1" $((N + 1)) "$(printf %.1f "$el")" "$3" \
-		"$(awk -v t="$2" -v hz="$HZ" -v e="$el" 'BEGIN { printf "%.2f", t / hz / e * 100 }')" \
-		"$ms" "$(ratio "$ms" "$(awk -v u="$snap_us" 'BEGIN { print u / 1000 }')")" "$4" "$5"
-}
-[ "$b_refreshes" -gt 0 ] || die "top -b printed no refresh in $SECONDS_ s"
-row "top (ncurses, tmux)" $((c_top1 - c_top0)) "$t_refreshes" "$rss_top" "$hwm_top"
-row "top -b" $((c_b1 - c_b0)) "$b_refreshes" "$rss_b" "$hwm_b"
-tsv_row "bare snapshot" $((N + 1)) - 1 - "$(awk -v u="$snap_us" 'BEGIN { printf "%.2f", u / 1000 }')" 1.00 - -
+read -r snap_us snap_q1 snap_q3 _ <<< "$(stats_summary < "$T_TMP/snap")"
+[ "$snap_us" != - ] || die "bench-snapshot measured nothing"
+tsv_header arm groups rounds cpu_pct cpu_pct_q1 cpu_pct_q3 cpu_ms_per_refresh x_snapshot \
+	vmrss_kb vmhwm_kb
+for arm in a b; do
+	read -r c q1 q3 _ <<< "$(stats_summary < "$T_TMP/cpu.$arm")"
+	read -r ms _ <<< "$(stats_summary < "$T_TMP/ms.$arm")"
+	read -r rss _ <<< "$(stats_summary < "$T_TMP/rss.$arm")"
+	if [ $arm = a ]; then name="top A (ncurses)" hwm=$hwm_a; else name="top A' (ncurses)" hwm=$hwm_b; fi
+	tsv_row "$name" $((N + 1)) "$ROUNDS" "$c" "$q1" "$q3" "$(printf %.3f "$ms")" \
+		"$(ratio "$ms" "$(awk -v u="$snap_us" 'BEGIN { print u / 1000 }')")" "$(printf %.0f "$rss")" "$hwm"
+done
+tsv_row "bare snapshot" $((N + 1)) "$ROUNDS" - - - \
+	"$(awk -v u="$snap_us" 'BEGIN { printf "%.3f", u / 1000 }')" 1.00 - -
 table
-echo "x_snapshot: CPU per refresh over one bare mc_host_snapshot of the same tree (same run);" \
-	"CPU from /proc/PID/stat at $HZ ticks a second"
+read -r u p <<< "$(stats_mwu "$T_TMP/cpu.a" "$T_TMP/cpu.b")"
+echo "A/A control: Mann-Whitney U $u, p $p (two identical screens; p should not be small)"
+echo "cpu_pct: median of the rounds with quartiles (q1, q3); x_snapshot: CPU per refresh over one" \
+	"bare mc_host_snapshot of the same tree, measured in the same rounds (median $snap_us us," \
+	"quartiles $snap_q1-$snap_q3)"
 echo "results: $B_TSV"

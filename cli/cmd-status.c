@@ -135,7 +135,9 @@ static int parent_check(struct mc_ctx *ctx, const char *profile, char **ret_pare
 /* Two lines: the parent, and who writes it. */
 static void parent_text(FILE *f, const char *parent, const struct mc_sd_check *c)
 {
-	fprintf(f, "parent          %s\n", parent);
+	fputs("parent          ", f);
+	mc_text_str(f, parent);
+	fputc('\n', f);
 	fprintf(f, "systemd         %s; ", c->systemd_running ? "running" : "not running");
 	switch (c->owner) {
 	case MC_SD_FOREIGN:
@@ -300,7 +302,9 @@ static int cmd_status_exec(struct mc_ctx *ctx, const void *opts, int argc, char 
 	}
 	fprintf(f, "layout          %s\n", layout_name(st->layout));
 	fprintf(f, "memory          cgroup v%d at %s\n", st->memory_version, st->memory_mount);
-	fprintf(f, "self            %s\n", st->self_path);
+	fputs("self            ", f);
+	mc_text_str(f, st->self_path);
+	fputc('\n', f);
 	parent_text(f, parent, &sd);
 	free(parent);
 	mc_sd_check_free(&sd);

@@ -240,6 +240,57 @@ uint64_t mc_ws_estimate(uint64_t prev, uint64_t active, uint64_t refault_bytes, 
 	return base < max ? base : max;
 }
 
+uint64_t mc_deadband(uint64_t v, uint64_t page)
+{
+	uint64_t d = v == MC_SIZE_MAX ? MIB : v / 100;
+
+	if (!page)
+		page = 4096;
+	if (d < MIB)
+		d = MIB;
+	if (d % page)
+		d = sat_add(d, page - d % page);
+	return d;
+}
+
+uint64_t mc_deadband_hold(uint64_t live, bool live_valid, uint64_t want, bool urgent,
+			  uint64_t page)
+{
+	uint64_t diff;
+
+	if (!live_valid || live == MC_SIZE_MAX || want == MC_SIZE_MAX || urgent)
+		return want;
+	diff = want > live ? want - live : live - want;
+	return diff < mc_deadband(live, page) ? live : want;
+}
+
+uint64_t mc_ws_update(struct mc_ws_state *st, uint64_t active, uint64_t refault_bytes,
+		      uint64_t usage, uint64_t max, double alpha, unsigned hold, uint64_t page)
+{
+	uint64_t raw = sat_add(active, refault_bytes), est = st->est;
+
+	if (!page)
+		page = 4096;
+	if (est == 0 || raw >= est) {
+		est = raw;
+		st->below = 0;
+	} else if (est - raw < mc_deadband(est, page)) {
+		st->below = 0;
+	} else if (++st->below > hold) {
+		est = mc_ws_estimate(est, raw, 0, MC_SIZE_MAX, alpha);
+	}
+	if (usage != MC_SIZE_MAX && est > sat_add(usage, refault_bytes))
+		est = sat_add(usage, refault_bytes);
+	if (est > max)
+		est = max;
+	if (est % page && est <= UINT64_MAX - page)
+		est += page - est % page;
+	if (est > max)
+		est = max - max % page;
+	st->est = est;
+	return est;
+}
+
 uint64_t mc_thp_round_up(uint64_t bytes)
 {
 	if (bytes > UINT64_MAX - (MC_THP_SIZE - 1))

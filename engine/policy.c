@@ -35,17 +35,29 @@
  *    so the kernel keeps it below its soft limit while the proactive
  *    reclaims above take the ordering.
  * 2. Active-set protection (protect: active). The working set is
- *    mc_ws_estimate over active_anon + active_file, raised by the bytes
- *    refaulted since the last interval (workingset_refault_* are page
- *    counts), capped at the group's max. memory.stat keys are v2's on
- *    every host (the host layer renames v1's total_* ones). The estimate (or the
- *    size of protect: SIZE) is a floor for the split above. On v2 it becomes
- *    memory.low. v1 has no memory.low and limit reclaim walks every child,
- *    so the unprotected siblings get limit_in_bytes caps (mc_sibling_cap)
- *    that leave the protected working sets and a headroom inside the
- *    parent's limit. A cap is never below the child's soft limit (the
- *    planner requires soft_limit <= max) and the child's own profile
- *    groups follow it down (their max may not exceed their parent's).
+ *    mc_ws_update over active_anon + active_file plus the bytes refaulted
+ *    since the last interval (workingset_refault_* are page counts): it
+ *    rises at once, holds while the active size dips (a job between passes
+ *    over its pages is still using them; v1 shows no access counters that
+ *    would tell), follows it down only after the hold, never exceeds usage
+ *    plus refaults, and is capped at the group's max. memory.stat keys
+ *    are v2's on every host (the host layer renames v1's total_* ones). The
+ *    estimate (or the size of protect: SIZE) is a floor for the split
+ *    above. On v2 it becomes memory.low. v1 has no memory.low and limit
+ *    reclaim walks every child, so the unprotected siblings get
+ *    limit_in_bytes caps (mc_sibling_cap) that leave room inside the
+ *    parent's limit for each protected group (its working set, or its
+ *    usage when larger: a parent driven to its limit reclaims from every
+ *    child, the protected ones too), the headroom and a deadband. A cap is
+ *    never below the child's soft limit (the planner requires soft_limit
+ *    <= max) and the child's own profile groups follow it down (their max
+ *    may not exceed their parent's).
+ *    Deadband: a derived cap or memory.low is rewritten only when it moves
+ *    by more than mc_deadband of its live value (1%, at least 1 MiB),
+ *    except a cap that must come down while the parent is above limit -
+ *    headroom; the room the caps leave for the deadband keeps a cap that
+ *    lags below that line, so a steady workload sees no write and no
+ *    demand reclaim at all.
  *    With memctl's kernel patch, memory.reclaim_protect_active is set in
  *    the group and its profile ancestors too (protect_switches).
  * 3. THP. A group is a THP group with thp: true, or with thp unset and
@@ -64,8 +76,11 @@
  *
  * Settings are desired state, not deltas: every interval every policy
  * value is emitted again, because the planner would otherwise write the
- * profile's static value over it. The planner drops writes equal to the
- * live value. Settings of one group never break min <= low <= high <= max:
+ * profile's static value over it (a value the deadband keeps is emitted as
+ * the live value). The planner drops writes equal to the live value.
+ * Reasons and notes carry every size in one unit (units.h), chosen with the
+ * setting's old and new value so that a log line showing them is in one
+ * unit too. Settings of one group never break min <= low <= high <= max:
  * a derived low is clamped below the (derived) high and max.
  *
  * State (smoothed working sets, refault and fallback counters, NUMA
@@ -82,6 +97,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "units.h"
 
 #define K MC_KNOB__COUNT
 #define NO_NODE ((size_t)-1)
@@ -89,7 +105,7 @@
 struct gstate {
 	char *path;
 	bool seen;               /* in the call being committed */
-	uint64_t ws;             /* working-set estimate, 0 = no history */
+	struct mc_ws_state ws;   /* working-set estimate, est 0 = no history */
 	bool ws_valid;
 	uint64_t refault;        /* last workingset_refault counter, pages */
 	bool refault_valid;
@@ -131,6 +147,7 @@ struct node {
 	bool thp;
 	bool streaming;
 	uint64_t ws;                       /* protect: active, this interval */
+	struct mc_ws_state ws_st;          /* its state to commit */
 	bool ws_capped;
 	uint64_t protect;                  /* floor for reclaim */
 	uint64_t soft;                     /* MC_SIZE_MAX: none */
@@ -176,7 +193,20 @@ struct sz {
 	char s[24];
 };
 
+/*
+ * Sizes in reasons and notes are marked (S) and resolved into one unit per
+ * message when it is pushed (units.h); P formats one size on its own, for
+ * diagnostics that quote a profile's value as written.
+ */
 static struct sz S(uint64_t v)
+{
+	struct sz r;
+
+	mc_units_mark(v, r.s);
+	return r;
+}
+
+static struct sz P(uint64_t v)
 {
 	struct sz r;
 
@@ -226,6 +256,8 @@ static int config_fill(const struct mc_policy_config *in, struct mc_policy_confi
 		return -EINVAL;
 	if (in->psi_some_threshold == 0.0)
 		out->psi_some_threshold = 10.0;
+	if (in->ws_hold == 0)
+		out->ws_hold = 10;
 	if (in->ws_alpha == 0.0)
 		out->ws_alpha = 0.3;
 	else if (!(in->ws_alpha > 0.0 && in->ws_alpha <= 1.0))
@@ -304,7 +336,7 @@ int mc_policy_working_set(const struct mc_policy *pol, const char *group, uint64
 
 	if (i == NO_NODE || !pol->g[i].ws_valid)
 		return -ENOENT;
-	*ret = pol->g[i].ws;
+	*ret = pol->g[i].ws.est;
 	return 0;
 }
 
@@ -351,8 +383,13 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 static int push_setting(struct build *b, const char *group, const char *policy, enum mc_knob k,
 			uint64_t v, char *reason)
 {
-	struct mc_setting st = { .knob = k, .value = v, .policy = policy, .reason = reason };
+	struct mc_setting st = { .knob = k, .value = v, .policy = policy };
+	const struct mc_group_snap *g = mc_snapshot_find(b->s, group);
+	uint64_t shown[2] = { v, g && g->raw_valid[k] ? g->raw[k] : 0 };
 
+	/* one unit for the reason and the old -> new a log line shows beside it */
+	reason = mc_units_resolve(reason, shown, 2, NULL);
+	st.reason = reason;
 	if (!reason || grow((void **)&b->d.set, &b->set_cap, b->d.n_set, sizeof(st)) < 0 ||
 	    !(st.group = strdup(group))) {
 		free(reason);
@@ -368,8 +405,10 @@ static int push_reclaim(struct build *b, const char *group, uint64_t bytes, uint
 {
 	struct mc_reclaim rc = { .bytes = bytes, .node_bytes = node_bytes,
 				 .n_nodes = node_bytes ? n_nodes : 0,
-				 .policy = MC_POLICY_SOFT_LIMIT, .reason = reason };
+				 .policy = MC_POLICY_SOFT_LIMIT };
 
+	reason = mc_units_resolve(reason, &bytes, 1, NULL);
+	rc.reason = reason;
 	if (!reason ||
 	    grow((void **)&b->d.reclaim, &b->reclaim_cap, b->d.n_reclaim, sizeof(rc)) < 0 ||
 	    !(rc.group = strdup(group))) {
@@ -396,6 +435,7 @@ int mc_decisions_add_note(struct mc_decisions *d, char *note)
 
 static int push_note(struct build *b, char *note)
 {
+	note = mc_units_resolve(note, NULL, 0, NULL);
 	if (!note || grow((void **)&b->d.notes, &b->notes_cap, b->d.n_notes, sizeof(note)) < 0) {
 		free(note);
 		return -ENOMEM;
@@ -609,10 +649,12 @@ static void node_protect(struct build *b, struct node *nd)
 
 	if (nd->spec->protect == MC_PROTECT_ACTIVE) {
 		uint64_t cap = min64(nd->max, nd->limit);
-		uint64_t prev = st->ws_valid ? st->ws : 0;
-		uint64_t raw = mc_ws_estimate(prev, nd->active, nd->refault_bytes, MC_SIZE_MAX,
-					      b->cfg->ws_alpha);
+		uint64_t raw;
 
+		nd->ws_st = st->ws_valid ? st->ws : (struct mc_ws_state){ 0 };
+		raw = mc_ws_update(&nd->ws_st, nd->active, nd->refault_bytes,
+				   nd->usage_valid ? nd->usage : MC_SIZE_MAX, MC_SIZE_MAX,
+				   b->cfg->ws_alpha, b->cfg->ws_hold, b->page);
 		nd->ws = min64(raw, cap);
 		nd->ws_capped = raw > cap;
 		nd->protect = nd->ws;
@@ -689,7 +731,7 @@ static int node_high(struct build *b, struct node *nd)
 		r = b->diags ? mc_diags_add(b->diags, b->p->file, nd->wanted[MC_KNOB_HIGH] ? pos->line : 0,
 					    nd->wanted[MC_KNOB_HIGH] ? pos->col : 0, path,
 					    "max '%s' leaves no room for high: a THP group needs at least %s (%s) between high and max",
-					    S(nd->max).s, S(gap).s, gapwhy)
+					    P(nd->max).s, P(gap).s, gapwhy)
 			     : 0;
 		free(path);
 		return r;
@@ -878,11 +920,16 @@ static int demand_pass(struct build *b)
 
 /* ---- 2. protection settings ---- */
 
-static char *ws_text(const struct node *nd)
+static char *ws_text(const struct build *b, const struct node *nd)
 {
-	return mc_asprintf("working set %s (active %s, refaults %s/interval%s)", S(nd->ws).s,
-			 S(nd->active).s, S(nd->refault_bytes).s,
-			 nd->ws_capped ? ", capped at its max" : "");
+	char *why = mc_asprintf("working set %s (active %s, refaults %s/interval%s", S(nd->ws).s,
+				S(nd->active).s, S(nd->refault_bytes).s,
+				nd->ws_capped ? ", capped at its max" : "");
+
+	if (nd->ws_st.below && nd->ws_st.below <= b->cfg->ws_hold)
+		why = xcat(why, ", held: active below it for %u of %u intervals", nd->ws_st.below,
+			   b->cfg->ws_hold);
+	return xcat(why, ")");
 }
 
 /* v2: memory.low from the working set, protect: SIZE and the stock soft limit. */
@@ -898,6 +945,7 @@ static int node_low(struct build *b, struct node *nd)
 	uint64_t min = nd->wanted[MC_KNOB_MIN] ? nd->want[MC_KNOB_MIN]
 		       : g->raw_valid[MC_KNOB_MIN] ? g->raw[MC_KNOB_MIN] : 0;
 	uint64_t top = min64(nd->high, nd->max), v = 0;
+	bool clamped = false;
 	const char *policy = MC_POLICY_ACTIVE_SET;
 	char *why = NULL;
 
@@ -905,7 +953,7 @@ static int node_low(struct build *b, struct node *nd)
 		return 0;
 	if (is_protected(nd)) {
 		v = nd->protect;
-		why = nd->spec->protect == MC_PROTECT_ACTIVE ? ws_text(nd)
+		why = nd->spec->protect == MC_PROTECT_ACTIVE ? ws_text(b, nd)
 			: mc_asprintf("protect %s", S(nd->protect).s);
 		if (!why)
 			return -ENOMEM;
@@ -939,13 +987,32 @@ static int node_low(struct build *b, struct node *nd)
 	if (v < min) {
 		why = xcat(why, " (raised to min %s)", S(min).s);
 		v = min;
+		clamped = true;
 	}
 	if (v > top) {
 		why = xcat(why, " (limited by %s %s)", nd->high <= nd->max ? "high" : "max",
 			   S(top).s);
 		v = top;
+		clamped = true;
 	}
 	v = page_down(v, b->page);
+	/*
+	 * A working set moves a little every interval: memory.low follows it
+	 * only beyond the deadband, at once when the group's usage is above
+	 * the live low (part of what it holds is unprotected now).
+	 */
+	if (!clamped && nd->spec->protect == MC_PROTECT_ACTIVE && v == page_down(nd->protect, b->page) &&
+	    g->raw_valid[MC_KNOB_LOW]) {
+		uint64_t live = g->raw[MC_KNOB_LOW];
+		bool urgent = v > live && nd->usage_valid && nd->usage > live;
+		uint64_t held = mc_deadband_hold(live, true, v, urgent, b->page);
+
+		if (held != v) {
+			why = xcat(why, " within the deadband %s of the live %s: kept",
+				   S(mc_deadband(live, b->page)).s, S(live).s);
+			v = held;
+		}
+	}
 	why = xcat(why, ": %s %s", b->caps->file[MC_KNOB_LOW], S(v).s);
 	return push_setting(b, nd->path, policy, MC_KNOB_LOW, v, why);
 }
@@ -967,10 +1034,25 @@ static int set_cap(struct node *nd, uint64_t cap, char *why)
 }
 
 /* v1: caps the unprotected children of node i so its limit leaves the protected ones room. */
+/*
+ * The room a protected child needs inside its parent's limit: protect:
+ * SIZE its size; protect: active its working set, or its usage when that is
+ * larger (what it holds beyond the estimate stays charged to the parent
+ * too, and a parent driven to its limit by it would reclaim from every
+ * child, the protected one included).
+ */
+static uint64_t room_of(const struct build *b, const struct node *c)
+{
+	if (c->spec->protect == MC_PROTECT_ACTIVE && c->usage_valid)
+		return max64(c->protect, page_up(c->usage, b->page));
+	return c->protect;
+}
+
 static int v1_caps(struct build *b, size_t i)
 {
 	struct node *nd = &b->n[i];
-	uint64_t prot = 0, h, cap;
+	uint64_t prot = 0, h, cap, db;
+	bool urgent;
 	char *list = NULL;
 	size_t n_prot = 0;
 	bool limited = nd->limit != MC_SIZE_MAX &&
@@ -990,9 +1072,11 @@ static int v1_caps(struct build *b, size_t i)
 				goto out;
 			continue;
 		}
-		prot += c->protect;
-		list = list ? xcat(list, ", '%s' %s", c->path, S(c->protect).s)
-			    : mc_asprintf("'%s' %s", c->path, S(c->protect).s);
+		prot += room_of(b, c);
+		list = list ? xcat(list, ", '%s' %s", c->path, S(room_of(b, c)).s)
+			    : mc_asprintf("'%s' %s", c->path, S(room_of(b, c)).s);
+		if (list && room_of(b, c) > c->protect)
+			list = xcat(list, " (its usage; working set %s)", S(c->protect).s);
 		if (!list)
 			return -ENOMEM;
 		n_prot++;
@@ -1001,12 +1085,22 @@ static int v1_caps(struct build *b, size_t i)
 		r = 0;
 		goto out;
 	}
+	/*
+	 * The caps also leave a deadband of room: a cap is rewritten only when
+	 * it moves by more than that (mc_deadband_hold), so a cap that lags
+	 * its computed value still keeps the parent below limit - headroom.
+	 * Lowering is urgent (written however small) once the parent is above
+	 * that: room is needed now.
+	 */
 	h = mc_policy_headroom(nd->limit, b->cfg->headroom, b->page);
-	cap = mc_sibling_cap(nd->limit, prot, h, MC_SIZE_MAX, b->page);
+	db = mc_deadband(nd->limit, b->page);
+	cap = mc_sibling_cap(nd->limit, prot + db, h, MC_SIZE_MAX, b->page);
+	urgent = nd->usage_valid && nd->limit > h && nd->usage > nd->limit - h;
 	for (size_t j = i + 1; j < b->len; j++) {
 		struct node *c = &b->n[j];
 		const char *extra = "";
-		uint64_t v = cap;
+		uint64_t v = cap, live, held;
+		bool live_ok, bound = false;
 		char *why;
 
 		if (c->parent != i || is_protected(c))
@@ -1014,15 +1108,28 @@ static int v1_caps(struct build *b, size_t i)
 		if (c->wanted[MC_KNOB_MAX] && c->want[MC_KNOB_MAX] < v) {
 			v = c->want[MC_KNOB_MAX];
 			extra = " (its own max is lower)";
+			bound = true;
 		} else if (c->soft != MC_SIZE_MAX && c->soft > v) {
 			v = page_down(c->soft, b->page);
 			extra = " (not below its soft limit)";
+			bound = true;
 		} else if (v == mc_sibling_cap(MC_SIZE_MAX, MC_SIZE_MAX, h, MC_SIZE_MAX, b->page)) {
 			/* (that call yields the floor alone) */
 			extra = " (the floor: 2 x headroom, at least 16M)";
 		}
-		why = mc_asprintf("caps '%s' at %s%s so the limit %s of '%s' leaves room for the protected %s and headroom %s",
-				c->path, S(v).s, extra, S(nd->limit).s, subject(b, nd), list, S(h).s);
+		live_ok = c->g->raw_valid[MC_KNOB_MAX];
+		live = live_ok ? c->g->raw[MC_KNOB_MAX] : MC_SIZE_MAX;
+		/* a bound (own max, soft limit) is kept exactly */
+		held = mc_deadband_hold(live, live_ok, v, bound || (urgent && v < live), b->page);
+		if (held != v)
+			why = mc_asprintf("keeps '%s' at %s: the cap %s it would get is within the deadband %s (the limit %s of '%s' leaves room for the protected %s, headroom %s and the deadband)",
+					c->path, S(held).s, S(v).s, S(mc_deadband(live, b->page)).s,
+					S(nd->limit).s, subject(b, nd), list, S(h).s);
+		else
+			why = mc_asprintf("caps '%s' at %s%s so the limit %s of '%s' leaves room for the protected %s, headroom %s and a deadband %s",
+					c->path, S(v).s, extra, S(nd->limit).s, subject(b, nd), list, S(h).s,
+					S(db).s);
+		v = held;
 		if ((r = set_cap(c, v, why)) < 0)
 			goto out;
 		/* Its own groups may not keep a max above it. */
@@ -1230,7 +1337,7 @@ static void commit(struct build *b)
 
 		st->seen = true;
 		st->ws_valid = nd->spec->protect == MC_PROTECT_ACTIVE;
-		st->ws = st->ws_valid ? nd->ws : 0;
+		st->ws = st->ws_valid ? nd->ws_st : (struct mc_ws_state){ 0 };
 		st->refault_valid = nd->refault_now_valid;
 		st->refault = nd->refault_now;
 		st->fallback_valid = nd->fallback_now_valid;
@@ -1451,8 +1558,8 @@ static int check_group(const struct mc_profile *p, const struct mc_policy_config
 			r = path ? mc_diags_add(diags, p->file, g->knob_pos[MC_KNOB_HIGH].line,
 						g->knob_pos[MC_KNOB_HIGH].col, path,
 						"high '%s' leaves %s below max '%s'; a THP group needs at least %s (%s)",
-						S(hi->bytes).s, S(mx->bytes - hi->bytes).s,
-						S(mx->bytes).s, S(gap).s, gapwhy)
+						P(hi->bytes).s, P(mx->bytes - hi->bytes).s,
+						P(mx->bytes).s, P(gap).s, gapwhy)
 				 : -ENOMEM;
 			free(path);
 			if (r < 0) {

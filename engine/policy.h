@@ -40,9 +40,14 @@ struct mc_policy_config {
 	/* PSI memory "some" avg10 (percent) above which a group with PSI needs
 	 * memory back even below its limit. 0: default 10. */
 	double psi_some_threshold;
-	/* Smoothing factor of the working-set estimate, 0 < alpha <= 1.
+	/* Smoothing factor of the working-set estimate's release (how fast it
+	 * follows the active size down once the hold is over), 0 < alpha <= 1.
 	 * 0: default 0.3. */
 	double ws_alpha;
+	/* Intervals the estimate holds after the active size fell below it by
+	 * more than the deadband: a job between two passes over its pages has
+	 * not stopped using them. 0: default 10. */
+	unsigned ws_hold;
 	/* Minimum gap between high and max for THP groups; the gap is at
 	 * least MC_THP_SIZE * cpus. */
 	uint64_t thp_floor;
@@ -140,6 +145,51 @@ uint64_t mc_softlimit_split(uint64_t demand, const uint64_t *usage, const uint64
  */
 uint64_t mc_ws_estimate(uint64_t prev, uint64_t active, uint64_t refault_bytes, uint64_t max,
 			double alpha);
+
+/*
+ * The working-set estimate of one group, kept between intervals: the
+ * estimate (0 = no history) and how many intervals in a row the active size
+ * has been below it by more than the deadband.
+ */
+struct mc_ws_state {
+	uint64_t est;
+	unsigned below;
+};
+
+/*
+ * One interval of the working-set estimate (protect: active). raw = active
+ * + refault_bytes (pages that came back were part of the working set).
+ *   - It rises at once to raw: a job that grows is protected in the same
+ *     interval.
+ *   - It holds while raw stays within the deadband below it (mc_deadband),
+ *     and for `hold` more intervals after raw fell further: the kernel
+ *     moves pages to the inactive list between a job's passes over them
+ *     (and on v1 nothing says they are still being read), so a falling
+ *     active size alone is no sign that the job stopped using its pages.
+ *   - After the hold it follows raw down by mc_ws_estimate's smoothing.
+ *   - It never exceeds usage + refault_bytes (memory the job freed is not
+ *     its working set any more: a job that shrinks is followed at once;
+ *     usage MC_SIZE_MAX: unknown) nor max, and is rounded up to page.
+ * Updates *st and returns the estimate.
+ */
+uint64_t mc_ws_update(struct mc_ws_state *st, uint64_t active, uint64_t refault_bytes,
+		      uint64_t usage, uint64_t max, double alpha, unsigned hold, uint64_t page);
+
+/*
+ * The deadband of a derived limit or protection near v: max(1% of v,
+ * 1 MiB), rounded up to page (0: 4096). A change smaller than this is not
+ * worth a write: limits the policies derive move a little every interval
+ * with the sizes they are computed from.
+ */
+uint64_t mc_deadband(uint64_t v, uint64_t page);
+
+/*
+ * What to write for a derived value whose live value is live: live itself
+ * (no write) when want is within mc_deadband(live) of it and not urgent,
+ * else want. live MC_SIZE_MAX (no limit yet) or !live_valid: want.
+ */
+uint64_t mc_deadband_hold(uint64_t live, bool live_valid, uint64_t want, bool urgent,
+			  uint64_t page);
 
 /*
  * THP-aware high: rounds high down to a 2 MiB boundary and lowers it further

@@ -178,6 +178,41 @@ static void mounts_free(struct mc_mount *m, size_t n)
 }
 
 /*
+ * Splits one line of /proc/self/mountinfo in place ("id parent maj:min root
+ * mountpoint options [optional...] - type source superopts"). True for a
+ * cgroup or cgroup2 mount, with its root and mount point unescaped; false
+ * (outputs untouched) for any other line, malformed ones included.
+ */
+static bool mountinfo_cgroup_line(char *line, char **ret_root, char **ret_point,
+				  char **ret_type, char **ret_super)
+{
+	char *f[6], *sep, *type, *source, *super, *s2 = NULL;
+	int nf = 0;
+
+	sep = strstr(line, " - ");
+	if (!sep)
+		return false;
+	*sep = '\0';
+	for (char *t = strtok_r(line, " ", &s2); t && nf < 6; t = strtok_r(NULL, " ", &s2))
+		f[nf++] = t;
+	if (nf < 5)
+		return false;
+	s2 = NULL;
+	type = strtok_r(sep + 3, " ", &s2);
+	source = type ? strtok_r(NULL, " ", &s2) : NULL;
+	super = source ? strtok_r(NULL, " ", &s2) : NULL;
+	if (!super || (strcmp(type, "cgroup") != 0 && strcmp(type, "cgroup2") != 0))
+		return false;
+	unescape_mount_field(f[3]);
+	unescape_mount_field(f[4]);
+	*ret_root = f[3];
+	*ret_point = f[4];
+	*ret_type = type;
+	*ret_super = super;
+	return true;
+}
+
+/*
  * Collects the cgroup and cgroup2 mounts of /proc/self/mountinfo. For the
  * one at memory_mount, also returns its root field (the hierarchy path that
  * is mounted there), needed to turn our own group's path into one relative
@@ -195,26 +230,10 @@ static int read_cgroup_mounts(const char *memory_mount, struct mc_mount **ret,
 	if (r < 0)
 		return r;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		/* id parent maj:min root mountpoint options [optional...] - type source superopts */
-		char *f[6], *sep, *type, *source, *super, *s2 = NULL;
-		int nf = 0;
+		char *root, *point, *type, *super;
 
-		sep = strstr(line, " - ");
-		if (!sep)
+		if (!mountinfo_cgroup_line(line, &root, &point, &type, &super))
 			continue;
-		*sep = '\0';
-		for (char *t = strtok_r(line, " ", &s2); t && nf < 6; t = strtok_r(NULL, " ", &s2))
-			f[nf++] = t;
-		if (nf < 5)
-			continue;
-		s2 = NULL;
-		type = strtok_r(sep + 3, " ", &s2);
-		source = type ? strtok_r(NULL, " ", &s2) : NULL;
-		super = source ? strtok_r(NULL, " ", &s2) : NULL;
-		if (!super || (strcmp(type, "cgroup") != 0 && strcmp(type, "cgroup2") != 0))
-			continue;
-		unescape_mount_field(f[3]);
-		unescape_mount_field(f[4]);
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 16;
 			struct mc_mount *nm = realloc(m, nc * sizeof(*nm));
@@ -226,7 +245,7 @@ static int read_cgroup_mounts(const char *memory_mount, struct mc_mount **ret,
 			m = nm;
 			cap = nc;
 		}
-		m[n].path = strdup(f[4]);
+		m[n].path = strdup(point);
 		m[n].type = strdup(type);
 		m[n].options = strdup(super);
 		n++;
@@ -234,8 +253,8 @@ static int read_cgroup_mounts(const char *memory_mount, struct mc_mount **ret,
 			r = -ENOMEM;
 			goto fail;
 		}
-		if (memory_mount && strcmp(f[4], memory_mount) == 0 && !memory_root) {
-			memory_root = strdup(f[3]);
+		if (memory_mount && strcmp(point, memory_mount) == 0 && !memory_root) {
+			memory_root = strdup(root);
 			if (!memory_root) {
 				r = -ENOMEM;
 				goto fail;

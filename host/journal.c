@@ -532,7 +532,7 @@ static int parse_line(struct mc_journal *j, const char *line, unsigned lineno, b
 	}
 	if (strcmp(line, "end") == 0) {
 		j->complete = *after_end = true;
-		return j->parent ? 0 : -EBADMSG;
+		return j->parent && j->pid ? 0 : -EBADMSG;
 	}
 	if (strncmp(line, "pid ", 4) == 0) {
 		if (j->pid || j->n || parse_raw(line + 4, strlen(line + 4), &v) < 0 || v == 0 ||

@@ -77,7 +77,7 @@ int mc_journal_format(const struct mc_journal *j, char **ret, size_t *ret_len);
  * checked before anything is acted on: the header, every record's syntax and
  * values, and that every group path is a clean absolute cgroup path (no "."
  * or "..") equal to or below the parent line, which must come before the
- * first record. Text after "end" other than one "failed" line is an error.
+ * first record; a complete journal has a pid and a parent. Text after "end" other than one "failed" line is an error.
  * Returns 0, or -EBADMSG with the offending 1-based line in *ret_line, or
  * -ENOMEM. *ret is not written on failure.
  */

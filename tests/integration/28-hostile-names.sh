@@ -118,6 +118,12 @@ check_rc $? 2 "get of a missing group with an OSC sequence in its name"
 check_eq "$(raw_count "$T_TMP/get.err")" 0 "the message carries no raw byte"
 grep -qF 'x\x1b]0;pwn\x07' "$T_TMP/get.err" && pass "the message quotes the name escaped" ||
 	fail "message: $(cat -v "$T_TMP/get.err")"
+# --- status names a hostile parent escaped ---
+mc status -p "self/$P/$OSC" > "$T_TMP/status.txt" 2>&1
+check_eq "$(raw_count "$T_TMP/status.txt")" 0 "status: no raw control byte"
+grep -qF 'osc\x1b]0;owned\x07' "$T_TMP/status.txt" && pass "status shows the parent escaped" ||
+	fail "status: $(cat -v "$T_TMP/status.txt")"
+
 # --- a newline in a name (a fake v2 tree: the kernel refuses one) ---
 ROOT=$T_TMP/cg
 NL=$(printf 'new\nline')

@@ -102,6 +102,7 @@ static const struct {
 	{ "memctl-journal 2\npid 0\nparent /p\nend\n", 2, "pid 0" },
 	{ "memctl-journal 2\npid 1\npid 2\nparent /p\nend\n", 3, "two pids" },
 	{ "memctl-journal 2\npid 1\nend\n", 3, "end without a parent" },
+	{ "memctl-journal 2\nparent /p\nend\n", 3, "end without a pid" },
 };
 
 static void test_bad(void)

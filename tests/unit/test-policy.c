@@ -10,6 +10,7 @@
 
 #include "policy.h"
 #include "tap.h"
+#include "units.h"
 
 #define K4 (4096ULL)
 #define M (1024ULL * 1024)
@@ -121,6 +122,96 @@ static void test_ws(void)
 	for (size_t i = 0; i < N(c); i++)
 		tap_eq_u64(mc_ws_estimate(c[i].prev, c[i].active, c[i].refault, c[i].max, c[i].alpha),
 			   c[i].want, "working set: %s", c[i].name);
+}
+
+/*
+ * The estimate across intervals (hold 3, alpha 0.5, pages of 4K). The
+ * deadband of 64M is 1M (1% is 0.64M).
+ */
+static void test_ws_update(void)
+{
+	static const struct {
+		const char *name;
+		uint64_t start;
+		size_t n;
+		uint64_t active[6], refault[6], usage[6];
+		uint64_t want[6];
+	} c[] = {
+		/* 60 and 58 are 4M and 6M below 64M, for 1 and 2 intervals; the
+		 * next pass makes the pages active again before the hold of 3 ends */
+		{ "a job between passes keeps its estimate", 64 * M, 6,
+		  { 64 * M, 60 * M, 58 * M, 64 * M, 59 * M, 61 * M }, { 0 },
+		  { UNL, UNL, UNL, UNL, UNL, UNL },
+		  { 64 * M, 64 * M, 64 * M, 64 * M, 64 * M, 64 * M } },
+		/* below for 1, 2, 3 intervals: held; 4: 64 + 0.5 (40 - 64) = 52;
+		 * 5: 52 + 0.5 (40 - 52) = 46 */
+		{ "an idle job's estimate follows after the hold", 64 * M, 5,
+		  { 40 * M, 40 * M, 40 * M, 40 * M, 40 * M }, { 0 }, { UNL, UNL, UNL, UNL, UNL },
+		  { 64 * M, 64 * M, 64 * M, 52 * M, 46 * M } },
+		{ "a job that grows is followed at once", 32 * M, 2, { 64 * M, 64 * M }, { 0 },
+		  { UNL, UNL }, { 64 * M, 64 * M } },
+		/* usage 32M + refaults 0 bounds it */
+		{ "a job that frees memory is followed at once", 64 * M, 2, { 30 * M, 30 * M }, { 0 },
+		  { 32 * M, 32 * M }, { 32 * M, 32 * M } },
+		/* 50 + 10 = 60; then 50 + 0 is 10M below: held */
+		{ "refaults raise it", 0, 2, { 50 * M, 50 * M }, { 10 * M, 0 }, { UNL, UNL },
+		  { 60 * M, 60 * M } },
+		/* 10M + 1 byte, up to a page */
+		{ "rounded up to a page", 0, 1, { 10 * M + 1 }, { 0 }, { UNL }, { 10 * M + K4 } },
+	};
+
+	for (size_t i = 0; i < N(c); i++) {
+		struct mc_ws_state st = { .est = c[i].start };
+		bool ok = true;
+
+		for (size_t k = 0; k < c[i].n; k++) {
+			uint64_t e = mc_ws_update(&st, c[i].active[k], c[i].refault[k], c[i].usage[k], UNL,
+						  0.5, 3, 4096);
+
+			if (e != c[i].want[k] || st.est != e) {
+				printf("#   interval %zu: got %llu, want %llu\n", k + 1,
+				       (unsigned long long)e, (unsigned long long)c[i].want[k]);
+				ok = false;
+			}
+		}
+		tap_check(ok, "working set over intervals: %s", c[i].name);
+	}
+	{
+		struct mc_ws_state st = { .est = 64 * M, .below = 2 };
+
+		/* 63.5M is within the deadband (1M): the count starts over */
+		tap_eq_u64(mc_ws_update(&st, 63 * M + 512 * 1024, 0, UNL, UNL, 0.5, 3, 4096), 64 * M,
+			   "working set: within the deadband it holds");
+		tap_eq_int(st.below, 0, "working set: within the deadband the hold starts over");
+		st = (struct mc_ws_state){ 0 };
+		tap_eq_u64(mc_ws_update(&st, 100 * M, 0, UNL, 80 * M, 0.5, 3, 4096), 80 * M,
+			   "working set: capped at max");
+	}
+}
+
+/*
+ * The deadband: max(1% of the value, 1 MiB), up to a page. 1% of 192M is
+ * 2013265.92 bytes, 491.5 pages: 492 pages = 2015232. 1% of 120M is
+ * 1258291.2 bytes: 308 pages = 1261568.
+ */
+static void test_deadband(void)
+{
+	tap_eq_u64(mc_deadband(192 * M, 4096), 2015232, "deadband: 1%% of 192M, up to a page");
+	tap_eq_u64(mc_deadband(50 * M, 4096), 1 * M, "deadband: at least 1M");
+	tap_eq_u64(mc_deadband(UNL, 4096), 1 * M, "deadband: of no limit, 1M");
+	tap_eq_u64(mc_deadband(120 * M, 0), 1261568, "deadband: page 0 counts as 4K");
+	tap_eq_u64(mc_deadband_hold(120 * M, true, 120 * M + K4, false, 4096), 120 * M,
+		   "deadband: a change of 4K is not written");
+	tap_eq_u64(mc_deadband_hold(120 * M, true, 119 * M, false, 4096), 120 * M,
+		   "deadband: 1M below 120M is within 1261568: kept");
+	tap_eq_u64(mc_deadband_hold(120 * M, true, 118 * M, false, 4096), 118 * M,
+		   "deadband: 2M is beyond it: written");
+	tap_eq_u64(mc_deadband_hold(120 * M, true, 120 * M - K4, true, 4096), 120 * M - K4,
+		   "deadband: urgent: written however small");
+	tap_eq_u64(mc_deadband_hold(120 * M, false, 120 * M - K4, false, 4096), 120 * M - K4,
+		   "deadband: no live value: written");
+	tap_eq_u64(mc_deadband_hold(UNL, true, 120 * M, false, 4096), 120 * M,
+		   "deadband: from no limit: written");
 }
 
 static void test_thp(void)
@@ -632,8 +723,10 @@ static void test_decide_v2(void)
 
 	/*
 	 * interval 2: no demand (2000M < 2024M). web: active 200M, 2560 pages
-	 * refaulted (10M): 250 + 0.5 * (200 - 250) + 10 = 235M. cache's
-	 * fallback counter went 10 -> 22.
+	 * refaulted (10M): 210M is 40M below the estimate 250M, more than its
+	 * deadband (1% of 250M = 2.5M), for the first interval: the estimate
+	 * holds at 250M (hold 10 intervals). cache's fallback counter went
+	 * 10 -> 22.
 	 */
 	memcpy(rows, v2_rows, sizeof(rows));
 	rows[0].usage = 2000 * M;
@@ -644,11 +737,11 @@ static void test_decide_v2(void)
 	r = mc_policy_decide(pol, &p, &s, &caps_v2, &d, &diags);
 	tap_eq_int(r, 0, "v2 interval 2: decides");
 	tap_eq_str(dec_str(&d, &caps_v2, false),
-		   "web memory.low=235M; batch memory.low=64M; cache memory.high=252M",
-		   "v2 interval 2: settings are emitted again, web's low follows the estimate");
+		   "web memory.low=250M; batch memory.low=64M; cache memory.high=252M",
+		   "v2 interval 2: settings are emitted again, web's low holds");
 	tap_eq_str(dec_str(&d, &caps_v2, true), "", "v2 interval 2: no demand, no reclaim");
 	check_reason("v2 web low 2", reason_of(&d, "web", false, MC_KNOB_LOW),
-		     "working set 235M (active 200M, refaults 10M/interval): memory.low 235M");
+		     "working set 250M (active 200M, refaults 10M/interval, held: active below it for 1 of 10 intervals): memory.low 250M");
 	tap_check(d.n_notes == 1 &&
 		  strcmp(d.notes[0], "'cache': 12 huge-page charges fell back to small pages since the last interval") == 0,
 		  "v2 interval 2: THP fallbacks reported (%s)", d.n_notes ? d.notes[0] : "none");
@@ -729,9 +822,13 @@ static void test_decide_v2_patched(void)
  * 150M > 100M) gives all 6M, split 1:1 by numa_stat "file" (v1 has no
  * inactive_file per node). web's working set from active_anon +
  * active_file (v2 names: the host layer renames v1's total_* keys): 60 +
- * 100 = 160M. v1 has no memory.low: the unprotected siblings are capped at
- * 512 - 160 - 8 = 344M. batch (anon_thp, v1's total_rss_huge, > 0: THP) is 5M above its high
- * 100M: emulated, rounded up to 6M; logs is 4K above its high 30M.
+ * 100 = 160M, its usage 170M. v1 has no memory.low: the unprotected
+ * siblings are capped so that the limit leaves room for web's usage (the
+ * larger), the headroom and the deadband (1% of 512M = 5368709.12 bytes,
+ * up to a page: 1311 pages = 5244K): 524288K - 174080K - 8192K - 5244K =
+ * 336772K. batch (anon_thp, v1's total_rss_huge, > 0: THP) is 5M above its
+ * high 100M: emulated, rounded up to 6M; logs is 4K above its high 30M (one
+ * unit per reason: 30724K above 30720K).
  */
 static void test_decide_v1(void)
 {
@@ -771,12 +868,12 @@ static void test_decide_v1(void)
 	snap_build(&s, rows, N(rows), 512 * M);
 	tap_eq_int(mc_policy_decide(pol, &p, &s, &caps_v1, &d, NULL), 0, "v1: decides");
 	tap_eq_str(dec_str(&d, &caps_v1, false),
-		   "stream memory.limit_in_bytes=344M; batch memory.limit_in_bytes=344M; logs memory.limit_in_bytes=344M",
+		   "stream memory.limit_in_bytes=336772K; batch memory.limit_in_bytes=336772K; logs memory.limit_in_bytes=336772K",
 		   "v1: unprotected siblings capped, no memory.low");
 	tap_eq_str(dec_str(&d, &caps_v1, true), "batch 6M; stream 6M [3M,3M]; logs 4K",
 		   "v1: reclaims");
 	check_reason("v1 stream cap", reason_of(&d, "stream", false, MC_KNOB_MAX),
-		     "caps 'stream' at 344M so the limit 512M of '/test' leaves room for the protected 'web' 160M and headroom 8M");
+		     "caps 'stream' at 336772K so the limit 524288K of '/test' leaves room for the protected 'web' 174080K (its usage; working set 163840K), headroom 8192K and a deadband 5244K");
 	check_reason("v1 stream reclaim", reason_of(&d, "stream", true, 0),
 		     "gives 6M first as it streams (inactive file 150M of usage 200M, refaults 0/interval) of the 6M '/test' needs back (usage 510M above limit 512M minus headroom 8M)");
 	check_reason("v1 stream reclaim", reason_of(&d, "stream", true, 0),
@@ -784,7 +881,7 @@ static void test_decide_v1(void)
 	check_reason("v1 batch reclaim", reason_of(&d, "batch", true, 0),
 		     "usage 105M is 5M above high 100M: emulates high on v1; rounded up to whole 2M huge pages: 6M");
 	check_reason("v1 logs reclaim", reason_of(&d, "logs", true, 0),
-		     "is 4K above high 30M: emulates high on v1");
+		     "usage 30724K is 4K above high 30720K: emulates high on v1");
 	tap_check(d.n_notes == 1 && strstr(d.notes[0], "NUMA split computed for 'stream'"),
 		  "v1: NUMA split is reported as not enforceable");
 	tap_eq_int(mc_policy_working_set(pol, "web", &ws), 0, "v1: web's estimate");
@@ -805,13 +902,14 @@ static void test_v1_caps(void)
 		uint64_t want;
 		const char *why;
 	} c[] = {
-		{ "plain", UNL, UNL, 0, 344 * M, "caps 'stream' at 344M so the limit 512M" },
-		{ "own max lower", 300 * M, UNL, 0, 300 * M, "caps 'stream' at 300M (its own max is lower)" },
+		/* web's usage 170M over its working set 160M: 512M - 170M - 8M - 5244K (deadband) */
+		{ "plain", UNL, UNL, 0, 336772 * 1024, "caps 'stream' at 336772K so the limit 524288K" },
+		{ "own max lower", 300 * M, UNL, 0, 300 * M, "caps 'stream' at 307200K (its own max is lower)" },
 		{ "not below the soft limit", UNL, 400 * M, 0, 400 * M,
-		  "caps 'stream' at 400M (not below its soft limit)" },
-		/* 512 - 500 - 8 = 4M: floor max(2 x 8, 16) = 16M */
+		  "caps 'stream' at 409600K (not below its soft limit)" },
+		/* 512M - 500M - 8M - 5244K < 0: floor max(2 x 8, 16) = 16M */
 		{ "floor", UNL, UNL, 500 * M, 16 * M,
-		  "caps 'stream' at 16M (the floor: 2 x headroom, at least 16M) so the limit 512M of '/test' leaves room for the protected 'web' 500M" },
+		  "caps 'stream' at 16384K (the floor: 2 x headroom, at least 16M) so the limit 524288K of '/test' leaves room for the protected 'web' 512000K, headroom 8192K and a deadband 5244K" },
 	};
 	struct mc_policy_config cfg = { .headroom = 8 * M, .cpus = 1 };
 
@@ -850,6 +948,173 @@ static void test_v1_caps(void)
 		mc_snapshot_free(&s);
 		mc_policy_free(pol);
 	}
+}
+
+/*
+ * The seed-001 analog on v1, one interval: a 192M parent (headroom 8M,
+ * deadband 2015232), ws (protect: active) with active file ws_active and
+ * usage ws_usage, stream at its live cap. Returns the cap decided for
+ * stream; *ret_why (may be NULL) gets a copy of its reason.
+ */
+static uint64_t v1_interval(struct mc_policy *pol, uint64_t live_cap, uint64_t ws_active,
+			    uint64_t ws_usage, uint64_t parent_usage, char **ret_why)
+{
+	struct gdef rows[] = {
+		{ "", { 192 * M, NA, NA, NA, UNL, UNL }, parent_usage, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "ws", { UNL, NA, NA, NA, UNL, UNL }, ws_usage,
+		  { { "active_file", ws_active }, { "inactive_file", ws_usage - ws_active },
+		    { "workingset_refault_file", 0 } },
+		  { { { 0 } } }, 0, 0 },
+		{ "stream", { live_cap, NA, NA, NA, UNL, UNL }, 100 * M,
+		  { { "inactive_file", 90 * M }, { "workingset_refault_file", 0 } }, { { { 0 } } }, 0, 0 },
+	};
+	struct mc_group_spec g[2];
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.numa = MC_NUMA_OFF, .groups = g, .n_groups = 2 };
+	struct mc_snapshot s;
+	struct mc_decisions d;
+	uint64_t cap = 0;
+
+	spec_init(&g[0], "ws");
+	g[0].protect = MC_PROTECT_ACTIVE;
+	spec_init(&g[1], "stream");
+	snap_build(&s, rows, N(rows), 192 * M);
+	if (mc_policy_decide(pol, &p, &s, &caps_v1, &d, NULL) < 0)
+		abort();
+	for (size_t i = 0; i < d.n_set; i++)
+		if (strcmp(d.set[i].group, "stream") == 0 && d.set[i].knob == MC_KNOB_MAX) {
+			cap = d.set[i].value;
+			if (ret_why)
+				*ret_why = strdup(d.set[i].reason);
+		}
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+	return cap;
+}
+
+/*
+ * The deadband on a v1 cap. Interval 1: 192M - ws's usage 66M - 8M -
+ * 2015232 = 121716736 (118864K), written. 2: ws 8K larger: 118856K is
+ * within the deadband of the live cap (1% of 121716736, up to a page:
+ * 298 pages = 1192K): kept. 3: the same, but the parent is at 189000K,
+ * above 192M - 8M = 188416K: urgent, written. 4: ws grows to 70M: 201326592
+ * - 73400320 - 8388608 - 2015232 = 117522432 (114768K), 4088K lower: written.
+ */
+static void test_v1_deadband(void)
+{
+	struct mc_policy_config cfg = { .cpus = 1 };
+	struct mc_policy *pol;
+	uint64_t cap;
+	char *why = NULL;
+
+	if (mc_policy_new(&cfg, &pol) < 0)
+		abort();
+	cap = v1_interval(pol, UNL, 64 * M, 66 * M, 166 * M, NULL);
+	tap_eq_u64(cap, 121716736, "v1 deadband 1: the cap is written");
+	cap = v1_interval(pol, cap, 64 * M, 66 * M + 8192, 185432 * 1024, &why);
+	tap_eq_u64(cap, 121716736, "v1 deadband 2: 8K more working set does not move the cap");
+	check_reason("v1 deadband 2", why ? why : "",
+		     "keeps 'stream' at 118864K: the cap 118856K it would get is within the deadband 1192K");
+	free(why);
+	cap = v1_interval(pol, cap, 64 * M, 66 * M + 8192, 189000 * 1024, NULL);
+	tap_eq_u64(cap, 121708544, "v1 deadband 3: near the parent's limit the 8K are written");
+	cap = v1_interval(pol, cap, 70 * M, 70 * M, 186000 * 1024, NULL);
+	tap_eq_u64(cap, 117522432, "v1 deadband 4: beyond the deadband the cap moves");
+	mc_policy_free(pol);
+}
+
+/*
+ * After a workload change the decision converges within 3 intervals. The
+ * job's working set is 32M (usage 33M) for 5 intervals, then 64M (usage
+ * 66M), then 16M (usage 17M: it freed the rest). The caps they need:
+ * 201326592 - 66M - 8M - 2015232 = 121716736, and 201326592 - 17M - 8M -
+ * 2015232 = 173096960. Converged: within the deadband of that cap from
+ * then on. Prints the intervals each change took.
+ */
+static void test_converge(void)
+{
+	static const struct {
+		const char *name;
+		uint64_t active, usage, want;
+	} phase[] = {
+		{ "start", 32 * M, 33 * M, 0 },
+		{ "grows to 64M", 64 * M, 66 * M, 121716736 },
+		{ "shrinks to 16M", 16 * M, 17 * M, 173096960 },
+	};
+	struct mc_policy_config cfg = { .cpus = 1 };
+	struct mc_policy *pol;
+	uint64_t cap = UNL;
+
+	if (mc_policy_new(&cfg, &pol) < 0)
+		abort();
+	for (size_t ph = 0; ph < N(phase); ph++) {
+		uint64_t caps[8];
+		size_t settled = 0;
+
+		for (size_t k = 0; k < N(caps); k++) {
+			uint64_t stream = cap == UNL ? 100 * M : cap - M;
+
+			cap = v1_interval(pol, cap, phase[ph].active, phase[ph].usage,
+					  phase[ph].usage + stream, NULL);
+			caps[k] = cap;
+		}
+		if (!phase[ph].want)
+			continue;
+		/* the first interval from which every cap is within the deadband of want */
+		for (size_t k = N(caps); k > 0; k--) {
+			uint64_t d = caps[k - 1] > phase[ph].want ? caps[k - 1] - phase[ph].want
+								  : phase[ph].want - caps[k - 1];
+
+			if (d >= mc_deadband(phase[ph].want, 4096)) {
+				settled = k;
+				break;
+			}
+		}
+		printf("# %s: the cap converged in %zu interval(s) (%llu at the end)\n", phase[ph].name,
+		       settled + 1, (unsigned long long)caps[N(caps) - 1]);
+		tap_check(settled + 1 <= 3, "converge: %s within 3 intervals (took %zu)", phase[ph].name,
+			  settled + 1);
+	}
+	mc_policy_free(pol);
+}
+
+/*
+ * One unit per line: the largest unit that divides every size (and the
+ * extra values) of a message; decimals only where a caller asks for a unit
+ * that does not divide.
+ */
+static void test_units(void)
+{
+	char a[MC_UNITS_MARK_LEN], b[MC_UNITS_MARK_LEN], c[MC_UNITS_MARK_LEN];
+	uint64_t extra[2] = { 120 * M, 0 };
+	unsigned sh = 99;
+	char *s;
+
+	s = mc_units_resolve(mc_asprintf("protected %s and headroom %s, limit %s",
+					 mc_units_mark(104873165, a), mc_units_mark(8 * M, b),
+					 mc_units_mark(UNL, c)), NULL, 0, &sh);
+	tap_eq_str(s ? s : "", "protected 104873165 and headroom 8388608, limit max",
+		   "units: a size no unit divides puts the line in bytes");
+	tap_eq_int(sh, 0, "units: shift 0");
+	free(s);
+	s = mc_units_resolve(mc_asprintf("at %s of %s", mc_units_mark(118864 * 1024, a),
+					 mc_units_mark(192 * M, b)), extra, 2, &sh);
+	tap_eq_str(s ? s : "", "at 118864K of 196608K", "units: K divides both: K for both");
+	free(s);
+	s = mc_units_resolve(mc_asprintf("%s and %s", mc_units_mark(2 * G, a), mc_units_mark(64 * M, b)),
+			     extra, 2, &sh);
+	tap_eq_str(s ? s : "", "2048M and 64M", "units: the extra 120M keeps it in M");
+	tap_eq_int(sh, 20, "units: shift 20");
+	free(s);
+	s = mc_units_resolve(mc_asprintf("zero %s", mc_units_mark(0, a)), NULL, 0, &sh);
+	tap_eq_str(s ? s : "", "zero 0", "units: 0 is 0");
+	free(s);
+	tap_eq_int(mc_units_of_line("caps 'g1' at 118864K of 196608K; 2M x 2 CPUs"), 10,
+		   "units: the smallest unit of a line");
+	tap_eq_int(mc_units_of_line("usage 33 of 100%, group 'x4K'"), -1, "units: none in a line");
+	tap_eq_str(mc_units_format(118 * M + 512 * 1024 + 1, 20, a), "118.50M",
+		   "units: decimals where the unit does not divide");
+	tap_eq_str(mc_units_format(3 * K4, 10, a), "12K", "units: format in K");
 }
 
 /*
@@ -981,7 +1246,7 @@ static void test_decide_nested_psi(void)
 	tap_eq_str(dec_str(&d, &caps_v2, true), "other 9828K; app/fe 7376K; app/be 7372K",
 		   "psi: the headroom is taken under pressure");
 	check_reason("psi other", reason_of(&d, "other", true, 0),
-		     "of the 24M '/test' needs back (memory pressure 25.00% (some avg10) above 10.00%: headroom 24M)");
+		     "of the 24576K '/test' needs back (memory pressure 25.00% (some avg10) above 10.00%: headroom 24576K)");
 	mc_decisions_free(&d);
 	mc_snapshot_free(&s);
 	mc_policy_free(pol);
@@ -1173,6 +1438,8 @@ int main(void)
 {
 	test_split();
 	test_ws();
+	test_ws_update();
+	test_deadband();
 	test_thp();
 	test_headroom_and_cap();
 	test_numa_single();
@@ -1188,5 +1455,8 @@ int main(void)
 	test_decide_thp_erange();
 	test_decide_numa_state();
 	test_decide_valid_chain();
+	test_v1_deadband();
+	test_converge();
+	test_units();
 	return tap_done();
 }
