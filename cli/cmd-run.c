@@ -382,6 +382,51 @@ static int reload(const struct run *r, const char *path, struct mc_profile *cur)
 }
 
 /*
+ * Reloads at most once per RELOAD_GAP_MS. A storm of SIGHUPs (100 a second)
+ * must not turn the loop into a profile reader: signals that arrive within
+ * the gap after a reload are merged into one reload at the gap's end, so
+ * the intervals keep their period.
+ */
+#define RELOAD_GAP_MS 1000
+
+static bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+struct reload_gate {
+	struct timespec at;     /* when a reload may next happen */
+	bool pending;           /* a SIGHUP came in the gap: reload at its end */
+};
+
+/*
+ * Waits for the next interval (next), reloading on SIGHUP as said above.
+ * Returns SIGTERM, SIGINT or 0 (the interval is due).
+ */
+static int wait_interval(const struct run *r, const sigset_t *set, const struct timespec *next,
+			 const char *path, struct mc_profile *cur, struct reload_gate *g)
+{
+	for (;;) {
+		const struct timespec *until = g->pending && ts_before(&g->at, next) ? &g->at : next;
+		struct timespec now;
+		int sig = wait_signal(set, until);
+
+		if (sig == SIGTERM || sig == SIGINT)
+			return sig;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		g->pending |= sig == SIGHUP;
+		if (g->pending && !ts_before(&now, &g->at)) {
+			reload(r, path, cur);
+			g->pending = false;
+			clock_gettime(CLOCK_MONOTONIC, &g->at);
+			deadline_add(&g->at, RELOAD_GAP_MS);
+		}
+		if (!ts_before(&now, next))
+			return 0;
+	}
+}
+
+/*
  * Memory for a loop that must keep working while the host is short of it.
  * The loop allocates while it plans (snapshots, decisions, plans), but it
  * frees all of it each interval, so after the first intervals the heap has
@@ -561,6 +606,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 	const char *path = argv[0];
 	struct mc_profile p;
 	struct timespec next;
+	struct reload_gate gate = { { 0, 0 }, false };
 	sigset_t set;
 	int rc, sig = 0;
 
@@ -594,8 +640,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 		if (once)
 			break;
 		deadline_next(&next, p.interval_ms);
-		while ((sig = wait_signal(&set, &next)) == SIGHUP)
-			reload(&run, path, &p);
+		sig = wait_interval(&run, &set, &next, path, &p, &gate);
 		if (sig == SIGTERM || sig == SIGINT) {
 			log_stop(&run, sig, mlock);
 			break;
