@@ -218,13 +218,8 @@ static void run_sample(struct mc_buf *b, const char *name, const struct mc_runst
 	mc_buf_printf(b, "\"%s} %s\n", extra, value);
 }
 
-/*
- * The daemons' own figures, from their published state: counters since
- * each started, the interval duration histogram, the time of the last
- * interval, and each decision of the last interval as a sample with its
- * policy, group and knob (the reason is in the JSON, not in a label).
- */
-static void render_runs(struct mc_export *e)
+/* Counters since each daemon started. */
+static void run_counters(struct mc_export *e)
 {
 	static const struct {
 		const char *name, *type, *help;
@@ -262,6 +257,15 @@ static void render_runs(struct mc_export *e)
 			run_sample(b, counters[c].name, &dm->v[i], "", v);
 		}
 	}
+}
+
+/* The interval duration histogram. */
+static void run_histogram(struct mc_export *e)
+{
+	const struct top_daemons *dm = &e->m.daemons;
+	struct mc_buf *b = &e->out;
+	char v[64];
+
 	for (size_t i = 0, head = 0; i < dm->n; i++) {
 		const struct mc_runstate *d = &dm->v[i];
 		uint64_t cum = 0;
@@ -288,6 +292,15 @@ static void render_runs(struct mc_export *e)
 		snprintf(v, sizeof(v), "%" PRIu64, d->hist_count);
 		run_sample(b, "memctl_run_interval_duration_seconds_count", d, "", v);
 	}
+}
+
+/* When each daemon's last interval ended. */
+static void run_last_interval(struct mc_export *e)
+{
+	const struct top_daemons *dm = &e->m.daemons;
+	struct mc_buf *b = &e->out;
+	char v[64];
+
 	for (size_t i = 0, head = 0; i < dm->n; i++) {
 		if (!run_related(e, &dm->v[i]))
 			continue;
@@ -298,6 +311,14 @@ static void render_runs(struct mc_export *e)
 		snprintf(v, sizeof(v), "%.3f", dm->v[i].time);
 		run_sample(b, "memctl_run_last_interval_timestamp_seconds", &dm->v[i], "", v);
 	}
+}
+
+/* Each decision of the last interval, with its policy, group and knob. */
+static void run_decisions(struct mc_export *e)
+{
+	const struct top_daemons *dm = &e->m.daemons;
+	struct mc_buf *b = &e->out;
+
 	for (size_t i = 0, head = 0; i < dm->n; i++) {
 		const struct mc_runstate *d = &dm->v[i];
 
@@ -326,6 +347,20 @@ static void render_runs(struct mc_export *e)
 				mc_buf_printf(b, "%" PRIu64 "\n", dc->value);
 		}
 	}
+}
+
+/*
+ * The daemons' own figures, from their published state: counters since
+ * each started, the interval duration histogram, the time of the last
+ * interval, and each decision of the last interval as a sample with its
+ * policy, group and knob (the reason is in the JSON, not in a label).
+ */
+static void render_runs(struct mc_export *e)
+{
+	run_counters(e);
+	run_histogram(e);
+	run_last_interval(e);
+	run_decisions(e);
 }
 
 void export_render_prom(struct mc_export *e)
