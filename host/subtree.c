@@ -474,14 +474,23 @@ static bool drain_events(struct mc_subtree *t)
 				wds = nw;
 				cap = nc;
 			}
-			wds[n++] = ev->wd;
+			/* a watch the kernel removed (its directory went): negated */
+			wds[n++] = ev->mask & IN_IGNORED ? -ev->wd : ev->wd;
 		}
 	}
 	for (size_t i = 0; any && i < t->n; i++) {
 		struct sub_grp *g = t->v[i];
 
-		for (size_t j = 0; !all && j < n && !g->dirty; j++)
-			g->dirty = wds[j] == g->wd;
+		for (size_t j = 0; g->wd >= 0 && j < n; j++) {
+			if (wds[j] == g->wd) {
+				g->dirty = true;
+			} else if (wds[j] == -g->wd) {
+				/* no watch any more: listed at every scan from now on */
+				g->wd = -1;
+				t->unwatched++;
+				g->dirty = true;
+			}
+		}
 		if (all)
 			g->dirty = true;
 	}
