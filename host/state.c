@@ -289,34 +289,15 @@ static int flock_bounded(int fd, int op, long timeout_ms)
 }
 
 /*
- * Ancestors first (shared), then the parent (exclusive): every process
- * takes them in the same order, top down, so two of them cannot deadlock.
+ * Opens the directories from the root down to the deepest part of path
+ * that exists: the root, then the prefix ending before each later '/', then
+ * the whole. fds has room for one per component plus the root.
  */
-int mc_lock_subtree(struct mc_lock *l, struct mc_host *h, const char *parent, long timeout_ms,
-		    long *ret_holder)
+static int open_chain(struct mc_host *h, char *path, int *fds, size_t *ret_n)
 {
-	char *path = strdup(parent);
-	size_t depth = 1, n = 0;
+	size_t n = 0;
 	int r = 0;
 
-	*ret_holder = 0;
-	if (!path)
-		return -ENOMEM;
-	for (const char *p = path; *p; p++)
-		depth += *p == '/';
-	for (size_t i = 0; i < l->n_tree; i++)
-		close(l->tree_fds[i]);
-	free(l->tree_fds);
-	l->n_tree = 0;
-	l->tree_fds = calloc(depth + 1, sizeof(int));
-	if (!l->tree_fds) {
-		free(path);
-		return -ENOMEM;
-	}
-	/*
-	 * Directories from the root down to the deepest one that exists: the
-	 * root, then the prefix ending before each later '/', then the whole.
-	 */
 	for (size_t end = 0;; end++) {
 		char save = path[end];
 		int fd;
@@ -334,13 +315,42 @@ int mc_lock_subtree(struct mc_lock *l, struct mc_host *h, const char *parent, lo
 		}
 		if (r == -ENOENT)
 			break;
-		if (r < 0)
-			goto out;
-		l->tree_fds[n++] = fd;
+		if (r < 0) {
+			while (n)
+				close(fds[--n]);
+			return r;
+		}
+		fds[n++] = fd;
 		if (!save)
 			break;
 	}
-	r = 0;
+	*ret_n = n;
+	return 0;
+}
+
+/*
+ * Ancestors first (shared), then the parent (exclusive): every process
+ * takes them in the same order, top down, so two of them cannot deadlock.
+ */
+int mc_lock_subtree(struct mc_lock *l, struct mc_host *h, const char *parent, long timeout_ms,
+		    long *ret_holder)
+{
+	char *path = strdup(parent);
+	size_t depth = 1, n = 0;
+	int r;
+
+	*ret_holder = 0;
+	if (!path)
+		return -ENOMEM;
+	for (const char *p = path; *p; p++)
+		depth += *p == '/';
+	for (size_t i = 0; i < l->n_tree; i++)
+		close(l->tree_fds[i]);
+	free(l->tree_fds);
+	l->n_tree = 0;
+	l->tree_fds = calloc(depth + 1, sizeof(int));
+	r = l->tree_fds ? open_chain(h, path, l->tree_fds, &n) : -ENOMEM;
+	free(path);
 	for (size_t i = 0; i < n && r == 0; i++) {
 		r = flock_bounded(l->tree_fds[i], i + 1 == n ? LOCK_EX : LOCK_SH, timeout_ms);
 		if (r == -EWOULDBLOCK) {
@@ -350,8 +360,6 @@ int mc_lock_subtree(struct mc_lock *l, struct mc_host *h, const char *parent, lo
 				*ret_holder = flock_holder(l->tree_fds[j]);
 		}
 	}
-out:
-	free(path);
 	if (r < 0) {
 		for (size_t i = 0; i < n; i++)
 			close(l->tree_fds[i]);
