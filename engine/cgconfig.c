@@ -131,6 +131,11 @@ static bool is_utf8(const char *s)
 
 /* ---- sizes ---- */
 
+/*
+ * It is long because it follows the kernel's memparse() step by step (trim,
+ * the no-limit word, base prefix, digits, one unit letter), and each step
+ * has its own error to give.
+ */
 int mc_cgconfig_parse_size(const char *s, bool v1, uint64_t *ret_bytes, bool *ret_unlimited,
 			   const char **ret_why)
 {
@@ -378,7 +383,11 @@ static void syntax_error(struct conv *c, struct mc_pos pos, const char *fmt, ...
 	va_end(ap);
 }
 
-/* Reads the next token into c->cur; on a lexical error sets c->failed. */
+/*
+ * Reads the next token into c->cur; on a lexical error sets c->failed.
+ * It is long because it is the whole tokenizer: blanks and comments, the
+ * one-character tokens, quoted strings and words, each with its own error.
+ */
 static void next(struct conv *c)
 {
 	struct tok *t = &c->cur;
@@ -886,7 +895,11 @@ out:
 
 /* ---- sections ---- */
 
-/* group NAME { ... } or template NAME { ... } */
+/*
+ * group NAME { ... } or template NAME { ... }
+ * It is long because it is one grammar rule whose steps (name, perm blocks,
+ * controller blocks, the closing brace) share the group's name and position.
+ */
 static void read_group(struct conv *c, bool template)
 {
 	struct mc_pos kw_pos = c->cur.pos, name_pos;
@@ -1033,6 +1046,42 @@ static const char *show(const struct setting *s, char buf[static 24])
 }
 
 /*
+ * Turns a node's memsw limit (memory and swap together) into swap_max =
+ * memsw - max, or says in skipped or errors why it cannot; needs the
+ * node's max settled first.
+ */
+static void settle_memsw(struct conv *c, struct node *n)
+{
+	const struct setting *mx = &n->knob[MC_KNOB_MAX];
+	struct setting *sw = &n->knob[MC_KNOB_SWAP];
+	char a[24], b[24];
+
+	if (n->memsw.unlimited) {
+		*sw = n->memsw;
+		n->swap_from_memsw = true;
+	} else if (!mx->set || mx->unlimited) {
+		add(c, c->skipped, n->memsw.pos, n->path,
+		    "'%s' not converted: it limits memory and swap together, and memctl can "
+		    "express that only with a memory limit (swap_max = memsw - max)",
+		    n->memsw.key);
+	} else if (n->memsw.bytes < mx->bytes) {
+		add(c, c->errors, n->memsw.pos, n->path,
+		    "%s (%s) is below %s (%s): the kernel refuses that", n->memsw.key,
+		    show(&n->memsw, a), mx->key, show(mx, b));
+	} else if (n->memsw.bytes - mx->bytes > 0 &&
+		   n->memsw.bytes - mx->bytes < MC_SIZE_PAGE_MIN) {
+		add(c, c->skipped, n->memsw.pos, n->path,
+		    "'%s' not converted: it leaves %s bytes of swap (memsw - max), less than "
+		    "a page, which the kernel makes 0", n->memsw.key,
+		    show(&(struct setting){ .bytes = n->memsw.bytes - mx->bytes }, a));
+	} else {
+		*sw = n->memsw;
+		sw->bytes = n->memsw.bytes - mx->bytes;
+		n->swap_from_memsw = true;
+	}
+}
+
+/*
  * Applies memctl's rules to a node whose parent is done: a max above the
  * parent's, memsw without a limit, and knobs out of order are left out.
  */
@@ -1050,33 +1099,8 @@ static void settle(struct conv *c, struct node *n, const struct node *parent)
 		    mx->key, show(mx, a), show(&parent->knob[MC_KNOB_MAX], b));
 		mx->set = false;
 	}
-	if (n->memsw.set) {
-		struct setting *sw = &n->knob[MC_KNOB_SWAP];
-
-		if (n->memsw.unlimited) {
-			*sw = n->memsw;
-			n->swap_from_memsw = true;
-		} else if (!mx->set || mx->unlimited) {
-			add(c, c->skipped, n->memsw.pos, n->path,
-			    "'%s' not converted: it limits memory and swap together, and memctl can "
-			    "express that only with a memory limit (swap_max = memsw - max)",
-			    n->memsw.key);
-		} else if (n->memsw.bytes < mx->bytes) {
-			add(c, c->errors, n->memsw.pos, n->path,
-			    "%s (%s) is below %s (%s): the kernel refuses that", n->memsw.key,
-			    show(&n->memsw, a), mx->key, show(mx, b));
-		} else if (n->memsw.bytes - mx->bytes > 0 &&
-			   n->memsw.bytes - mx->bytes < MC_SIZE_PAGE_MIN) {
-			add(c, c->skipped, n->memsw.pos, n->path,
-			    "'%s' not converted: it leaves %s bytes of swap (memsw - max), less than "
-			    "a page, which the kernel makes 0", n->memsw.key,
-			    show(&(struct setting){ .bytes = n->memsw.bytes - mx->bytes }, a));
-		} else {
-			*sw = n->memsw;
-			sw->bytes = n->memsw.bytes - mx->bytes;
-			n->swap_from_memsw = true;
-		}
-	}
+	if (n->memsw.set)
+		settle_memsw(c, n);
 	/* min <= low <= high <= max: each against the nearest larger one still set */
 	for (size_t i = 0; i < sizeof(chain) / sizeof(chain[0]); i++) {
 		struct setting *s = &n->knob[chain[i]], *up = NULL;
@@ -1276,6 +1300,87 @@ static int cmp_diag(const void *pa, const void *pb)
 	return a->col < b->col ? -1 : a->col > b->col;
 }
 
+/*
+ * Writes the converted profile into b: a header naming file, the settings
+ * not converted (skipped->v[from] on), parent and root's groups.
+ * Returns how many groups it wrote and adds their settings to
+ * *ret_settings; running out of memory sets b->oom.
+ */
+static size_t emit_profile(struct mc_buf *b, const struct node *root, const char *file,
+			   const char *parent, const struct mc_diags *skipped, size_t from,
+			   size_t *ret_settings)
+{
+	mc_buf_printf(b, "# memctl profile converted by memctl import from ");
+	put_comment(b, "", file);
+	mc_buf_printf(b, "# Groups, knobs and values are the file's memory settings; the comments name\n"
+		"# the setting each value comes from. See memctl-profile(5).\n");
+	if (skipped->n > from) {
+		mc_buf_printf(b, "#\n# Not converted:\n");
+		for (size_t i = from; i < skipped->n; i++) {
+			char *s = NULL;
+
+			if (mc_diag_format(&skipped->v[i], &s) < 0) {
+				b->oom = true;
+				break;
+			}
+			put_comment(b, "#   ", s);
+			free(s);
+		}
+	}
+	mc_buf_printf(b, "\nversion: 1\nparent: ");
+	put_scalar(b, parent);
+	mc_buf_printf(b, "\n");
+	if (!has_memory_kids(root))
+		return 0;
+	mc_buf_printf(b, "groups:\n");
+	return emit_groups(b, root, 2, ret_settings);
+}
+
+/*
+ * Parses the converted profile in b back and checks that it holds exactly
+ * root's groups (groups of them, settings settings in all) below parent.
+ * Returns 0 if so; -EINVAL with the reason in errors if not (too big, does
+ * not pass memctl check, or reads back differently); -ENOMEM.
+ */
+static int check_readback(const struct node *root, const char *file, const struct mc_buf *b,
+			  const char *parent, size_t groups, size_t settings, struct mc_diags *errors)
+{
+	struct mc_diags check = { 0 };
+	struct mc_profile p;
+	int r;
+
+	if (b->len > MC_PROFILE_MAX_BYTES)
+		return mc_diags_add(errors, file, 0, 0, NULL,
+				    "the converted profile would be %zu bytes, more than the %d a "
+				    "profile may have", b->len, MC_PROFILE_MAX_BYTES) < 0 ? -ENOMEM : -EINVAL;
+	r = mc_profile_parse("<converted profile>", b->p, b->len, &p, &check);
+	if (r == 0) {
+		size_t g = 0, k = 0;
+
+		if (!same_groups(root, p.groups, p.n_groups, &g, &k) || g != groups ||
+		    k != settings || strcmp(p.parent, parent) != 0)
+			r = mc_diags_add(errors, file, 0, 0, NULL,
+					 "the converted profile does not read back as converted "
+					 "(a name or value YAML cannot hold); nothing is written") < 0 ?
+			    -ENOMEM : -EINVAL;
+		mc_profile_free(&p);
+	} else if (r == -EINVAL) {
+		if (mc_diags_add(errors, file, 0, 0, NULL,
+				 "the converted profile does not pass memctl check:") < 0)
+			r = -ENOMEM;
+		for (size_t i = 0; i < check.n && r == -EINVAL; i++) {
+			char *s = NULL;
+
+			if (mc_diag_format(&check.v[i], &s) < 0 ||
+			    mc_diags_add(errors, NULL, 0, 0, NULL, "  %s", s) < 0)
+				r = -ENOMEM;
+			free(s);
+		}
+	}
+	mc_diags_free(&check);
+	return r;
+}
+
 int mc_cgconfig_convert(const char *file, const char *buf, size_t len, const char *parent,
 			struct mc_cgconfig_result *ret, struct mc_diags *skipped,
 			struct mc_diags *errors)
@@ -1288,8 +1393,6 @@ int mc_cgconfig_convert(const char *file, const char *buf, size_t len, const cha
 	};
 	size_t errors_before = errors->n, skipped_before = skipped->n, settings = 0, groups;
 	struct mc_buf b = { 0 };
-	struct mc_diags check = { 0 };
-	struct mc_profile p;
 	int r;
 
 	c.root.name = strdup("");
@@ -1312,32 +1415,7 @@ int mc_cgconfig_convert(const char *file, const char *buf, size_t len, const cha
 	if (r < 0)
 		goto out;
 
-	mc_buf_printf(&b, "# memctl profile converted by memctl import from ");
-	put_comment(&b, "", file);
-	mc_buf_printf(&b, "# Groups, knobs and values are the file's memory settings; the comments name\n"
-		"# the setting each value comes from. See memctl-profile(5).\n");
-	if (skipped->n > skipped_before) {
-		mc_buf_printf(&b, "#\n# Not converted:\n");
-		for (size_t i = skipped_before; i < skipped->n; i++) {
-			char *s = NULL;
-
-			if (mc_diag_format(&skipped->v[i], &s) < 0) {
-				b.oom = true;
-				break;
-			}
-			put_comment(&b, "#   ", s);
-			free(s);
-		}
-	}
-	mc_buf_printf(&b, "\nversion: 1\nparent: ");
-	put_scalar(&b, parent);
-	mc_buf_printf(&b, "\n");
-	if (has_memory_kids(&c.root)) {
-		mc_buf_printf(&b, "groups:\n");
-		groups = emit_groups(&b, &c.root, 2, &settings);
-	} else {
-		groups = 0;
-	}
+	groups = emit_profile(&b, &c.root, file, parent, skipped, skipped_before, &settings);
 	if (b.oom) {
 		r = -ENOMEM;
 		goto out;
@@ -1347,36 +1425,7 @@ int mc_cgconfig_convert(const char *file, const char *buf, size_t len, const cha
 	 * The promise: what is printed passes memctl check, and check sees
 	 * exactly the groups and settings reported, nothing more or less.
 	 */
-	if (b.len > MC_PROFILE_MAX_BYTES) {
-		r = mc_diags_add(errors, file, 0, 0, NULL,
-				 "the converted profile would be %zu bytes, more than the %d a "
-				 "profile may have", b.len, MC_PROFILE_MAX_BYTES) < 0 ? -ENOMEM : -EINVAL;
-		goto out;
-	}
-	r = mc_profile_parse("<converted profile>", b.p, b.len, &p, &check);
-	if (r == 0) {
-		size_t g = 0, k = 0;
-
-		if (!same_groups(&c.root, p.groups, p.n_groups, &g, &k) || g != groups ||
-		    k != settings || strcmp(p.parent, parent) != 0)
-			r = mc_diags_add(errors, file, 0, 0, NULL,
-					 "the converted profile does not read back as converted "
-					 "(a name or value YAML cannot hold); nothing is written") < 0 ?
-			    -ENOMEM : -EINVAL;
-		mc_profile_free(&p);
-	} else if (r == -EINVAL) {
-		if (mc_diags_add(errors, file, 0, 0, NULL,
-				 "the converted profile does not pass memctl check:") < 0)
-			r = -ENOMEM;
-		for (size_t i = 0; i < check.n && r == -EINVAL; i++) {
-			char *s = NULL;
-
-			if (mc_diag_format(&check.v[i], &s) < 0 ||
-			    mc_diags_add(errors, NULL, 0, 0, NULL, "  %s", s) < 0)
-				r = -ENOMEM;
-			free(s);
-		}
-	}
+	r = check_readback(&c.root, file, &b, parent, groups, settings, errors);
 	if (r < 0)
 		goto out;
 	ret->yaml = b.p;
@@ -1384,7 +1433,6 @@ int mc_cgconfig_convert(const char *file, const char *buf, size_t len, const cha
 	ret->settings = settings;
 	b.p = NULL;
 out:
-	mc_diags_free(&check);
 	free(b.p);
 	node_free(&c.root);
 	free(c.index);

@@ -73,6 +73,45 @@ static int unit_shift(const char *suffix)
 	return -1;
 }
 
+/*
+ * The fraction 0.d1d2..dn (n = frac_len digits at frac) of 2^shift bytes,
+ * floored, by Horner's rule from the last digit: flooring at every step
+ * gives the same result as flooring once, and every intermediate stays
+ * below 10 * 2^shift.  The result is below 2^shift.
+ */
+static uint64_t frac_bytes(const char *frac, size_t frac_len, unsigned shift)
+{
+	uint64_t fbytes = 0;
+
+	for (size_t i = frac_len; i > 0; i--)
+		fbytes = (((uint64_t)(frac[i - 1] - '0') << shift) + fbytes) / 10;
+	return fbytes;
+}
+
+/*
+ * The percentage whole.frac (frac_len digits at frac; overflow when whole
+ * did not fit) in hundredths: at most two decimals and at most 100%.
+ */
+static int scan_percent(uint64_t whole, int overflow, const char *frac, size_t frac_len,
+			struct mc_size *ret, struct size_error *e)
+{
+	uint64_t centi;
+
+	if (frac_len > 2)
+		return size_fail(e, -EINVAL, "has more than two decimals");
+	if (overflow || whole > 100)
+		return size_fail(e, -EINVAL, "is above 100%");
+	centi = whole * 100;
+	if (frac_len >= 1)
+		centi += (uint64_t)(frac[0] - '0') * 10;
+	if (frac_len == 2)
+		centi += (uint64_t)(frac[1] - '0');
+	if (centi > 10000)
+		return size_fail(e, -EINVAL, "is above 100%");
+	*ret = (struct mc_size){ .kind = MC_SIZE_PERCENT, .centipct = (uint32_t)centi };
+	return 0;
+}
+
 static int size_scan(const char *s, struct mc_size *ret, struct size_error *e)
 {
 	const char *p = s, *frac = NULL, *suffix;
@@ -114,23 +153,8 @@ static int size_scan(const char *s, struct mc_size *ret, struct size_error *e)
 	}
 	suffix = p;
 
-	if (strcmp(suffix, "%") == 0) {
-		uint64_t centi;
-
-		if (frac_len > 2)
-			return size_fail(e, -EINVAL, "has more than two decimals");
-		if (overflow || whole > 100)
-			return size_fail(e, -EINVAL, "is above 100%");
-		centi = whole * 100;
-		if (frac_len >= 1)
-			centi += (uint64_t)(frac[0] - '0') * 10;
-		if (frac_len == 2)
-			centi += (uint64_t)(frac[1] - '0');
-		if (centi > 10000)
-			return size_fail(e, -EINVAL, "is above 100%");
-		*ret = (struct mc_size){ .kind = MC_SIZE_PERCENT, .centipct = (uint32_t)centi };
-		return 0;
-	}
+	if (strcmp(suffix, "%") == 0)
+		return scan_percent(whole, overflow, frac, frac_len, ret, e);
 
 	shift = unit_shift(suffix);
 	if (shift < 0) {
@@ -142,19 +166,9 @@ static int size_scan(const char *s, struct mc_size *ret, struct size_error *e)
 	if (overflow || whole > (UINT64_MAX >> shift))
 		return size_fail(e, -ERANGE, "does not fit in 64 bits");
 
-	/*
-	 * The fraction in bytes, floor(0.d1d2..dn * 2^shift), by Horner's rule
-	 * from the last digit: flooring at every step gives the same result as
-	 * flooring once, and every intermediate stays below 10 * 2^shift.
-	 * The sum cannot overflow: whole << shift has its low bits clear and
-	 * the fraction is below 2^shift.
-	 */
-	uint64_t fbytes = 0;
-
-	for (size_t i = frac_len; i > 0; i--)
-		fbytes = (((uint64_t)(frac[i - 1] - '0') << shift) + fbytes) / 10;
-
-	*ret = (struct mc_size){ .kind = MC_SIZE_BYTES, .bytes = (whole << shift) + fbytes };
+	/* no overflow: whole << shift has its low bits clear, the fraction is below 2^shift */
+	*ret = (struct mc_size){ .kind = MC_SIZE_BYTES, .bytes = (whole << shift) +
+							frac_bytes(frac, frac_len, (unsigned)shift) };
 	if (ret->bytes >= MC_SIZE_KERNEL_UNLIMITED)
 		*ret = (struct mc_size){ .kind = MC_SIZE_UNLIMITED };
 	return 0;
