@@ -27,6 +27,28 @@ struct import_opts {
 	const char *parent;       /* -p: where the groups go (default /) */
 };
 
+/*
+ * Reads the file in (stdin for "-", called name in messages) whole into a
+ * new *ret_buf of *ret_len bytes. On failure says why on stderr and returns
+ * a negative errno.
+ */
+static int read_input(const char *in, const char *name, char **ret_buf, size_t *ret_len)
+{
+	int r;
+
+	if (strcmp(in, "-") == 0) {
+		r = mc_file_read_fd(STDIN_FILENO, CGCONFIG_MAX_BYTES, ret_buf, ret_len);
+	} else {
+		struct mc_read_opts ro = { .max = CGCONFIG_MAX_BYTES };
+
+		r = mc_file_read(in, &ro, ret_buf, ret_len, NULL);
+	}
+	if (r < 0)
+		mc_err("cannot read '%s': %s", name,
+		       r == -EFBIG ? "larger than 16 MiB, not a cgconfig.conf" : mc_strerror(r));
+	return r;
+}
+
 static int cmd_import_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
 	const struct import_opts *o = opts;
@@ -38,18 +60,8 @@ static int cmd_import_exec(struct mc_ctx *ctx, const void *opts, int argc, char 
 	size_t len = 0;
 	int r, rc;
 
-	if (strcmp(in, "-") == 0) {
-		r = mc_file_read_fd(STDIN_FILENO, CGCONFIG_MAX_BYTES, &buf, &len);
-	} else {
-		struct mc_read_opts ro = { .max = CGCONFIG_MAX_BYTES };
-
-		r = mc_file_read(in, &ro, &buf, &len, NULL);
-	}
-	if (r < 0) {
-		mc_err("cannot read '%s': %s", name,
-		       r == -EFBIG ? "larger than 16 MiB, not a cgconfig.conf" : mc_strerror(r));
+	if (read_input(in, name, &buf, &len) < 0)
 		return MC_EXIT_INVALID;
-	}
 	r = mc_cgconfig_convert(name, buf, len, o->parent, &res,
 				&skipped, &errors);
 	free(buf);

@@ -1028,6 +1028,9 @@ static void group_order(struct ctx *c, const char *path, const struct mc_group_s
  * Reads a "groups:" mapping at depth (1 = below the parent) into a newly
  * allocated array. Groups are appended to *ret_groups as they are read, so
  * that whatever was read is freed with the profile when reading fails.
+ * It is long because each entry is vetted in turn (key, duplicate, name,
+ * depth) before its settings are walked, and every step shares the entry's
+ * path, position and the alias it may come through.
  */
 static void walk_groups(struct ctx *c, const struct field *f, int depth,
 			struct mc_group_spec **ret_groups, size_t *ret_n)
@@ -1669,6 +1672,60 @@ static int order_report(const char *file, const char *path, const struct mc_grou
 }
 
 /*
+ * A child's max against g's, for mc_group_check_order (path as there): a
+ * child's percentage is of g's effective limit, so it can never be above
+ * it; its bytes can be compared with bytes, and its "max" is above any
+ * limit.  Returns the number of children above, or -ENOMEM.
+ */
+static int check_children_max(const char *file, const char *path,
+			      const struct mc_group_spec *g, const uint64_t resolved[MC_KNOB__COUNT],
+			      struct mc_diags *diags)
+{
+	int n = 0, r;
+
+	if (g->knob[MC_KNOB_MAX].kind == MC_SIZE_UNSET)
+		return 0;
+	for (size_t i = 0; i < g->n_children; i++) {
+		const struct mc_group_spec *ch = &g->children[i];
+		const struct mc_size *cm = &ch->knob[MC_KNOB_MAX];
+		int above = 0;
+		char a[96], b[96], *cpath;
+
+		if (cm->kind == MC_SIZE_UNSET || cm->kind == MC_SIZE_PERCENT)
+			continue;
+		if (resolved)
+			above = cm->kind == MC_SIZE_BYTES && cm->bytes > resolved[MC_KNOB_MAX];
+		else
+			above = spec_above(cm, &g->knob[MC_KNOB_MAX]) == 1;
+		if (!above)
+			continue;
+		describe(cm, NULL, a, sizeof(a));
+		describe(&g->knob[MC_KNOB_MAX], resolved ? &resolved[MC_KNOB_MAX] : NULL, b, sizeof(b));
+		if (path && path[0] == '/') {
+			if (asprintf(&cpath, "%s%s%s", path, strcmp(path, "/") ? "/" : "", ch->name) < 0)
+				cpath = NULL;
+		} else {
+			cpath = key_path(path, "groups");
+			if (cpath) {
+				char *t = key_path(cpath, ch->name);
+
+				free(cpath);
+				cpath = t;
+			}
+		}
+		if (!cpath)
+			return -ENOMEM;
+		r = order_diag(file, cpath, "max", ch->knob_pos[MC_KNOB_MAX], diags,
+			       "max %s is above the parent's max %s", a, b);
+		free(cpath);
+		if (r < 0)
+			return r;
+		n++;
+	}
+	return n;
+}
+
+/*
  * path is the key path of the group in the profile ("groups.web"): each
  * problem is reported at the knob that is too large ("groups.web.low"), at
  * its position in the file. path may also be a cgroup path ("/a/web", from
@@ -1711,49 +1768,6 @@ int mc_group_check_order(const char *file, const char *path,
 		}
 	}
 
-	/*
-	 * A child's max against this group's. A child's percentage is of this
-	 * group's effective limit, so it can never be above it; its bytes can
-	 * be compared with bytes, and its "max" is above any limit.
-	 */
-	if (g->knob[MC_KNOB_MAX].kind == MC_SIZE_UNSET)
-		return n;
-	for (size_t i = 0; i < g->n_children; i++) {
-		const struct mc_group_spec *ch = &g->children[i];
-		const struct mc_size *cm = &ch->knob[MC_KNOB_MAX];
-		int above = 0;
-		char a[96], b[96], *cpath;
-
-		if (cm->kind == MC_SIZE_UNSET || cm->kind == MC_SIZE_PERCENT)
-			continue;
-		if (resolved)
-			above = cm->kind == MC_SIZE_BYTES && cm->bytes > resolved[MC_KNOB_MAX];
-		else
-			above = spec_above(cm, &g->knob[MC_KNOB_MAX]) == 1;
-		if (!above)
-			continue;
-		describe(cm, NULL, a, sizeof(a));
-		describe(&g->knob[MC_KNOB_MAX], resolved ? &resolved[MC_KNOB_MAX] : NULL, b, sizeof(b));
-		if (path && path[0] == '/') {
-			if (asprintf(&cpath, "%s%s%s", path, strcmp(path, "/") ? "/" : "", ch->name) < 0)
-				cpath = NULL;
-		} else {
-			cpath = key_path(path, "groups");
-			if (cpath) {
-				char *t = key_path(cpath, ch->name);
-
-				free(cpath);
-				cpath = t;
-			}
-		}
-		if (!cpath)
-			return -ENOMEM;
-		r = order_diag(file, cpath, "max", ch->knob_pos[MC_KNOB_MAX], diags,
-			       "max %s is above the parent's max %s", a, b);
-		free(cpath);
-		if (r < 0)
-			return r;
-		n++;
-	}
-	return n;
+	r = check_children_max(file, path, g, resolved, diags);
+	return r < 0 ? r : n + r;
 }
