@@ -95,6 +95,44 @@ static uint64_t cap_of(const struct split_in *in, enum pass p, size_t i, const u
 }
 
 /*
+ * The water level R / W of fill (weights shifted right by shift): members
+ * whose cap is below level * weight give their cap, the others share the R
+ * bytes left in proportion to their weight, W in all (0 when every member
+ * is capped).
+ */
+static void water_level(const struct split_in *in, enum pass p, size_t n, uint64_t amount,
+			unsigned shift, const uint64_t *take, u128 *ret_r, u128 *ret_w)
+{
+	u128 R = amount, W = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (is_member(in, p, i) && cap_of(in, p, i, take))
+			W += weight_of(in, p, i) >> shift;
+	for (;;) {
+		u128 nR = amount, nW = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			uint64_t c = cap_of(in, p, i, take), w = weight_of(in, p, i) >> shift;
+
+			if (!is_member(in, p, i) || !c)
+				continue;
+			if ((u128)c * W < R * w)
+				nR -= c;
+			else
+				nW += w;
+		}
+		if (nR == R && nW == W)
+			break;
+		R = nR;
+		W = nW;
+		if (W == 0)
+			break;
+	}
+	*ret_r = R;
+	*ret_w = W;
+}
+
+/*
  * Adds to take[] up to amount bytes from the members of pass p, in
  * proportion to their weight, never more than their cap. Returns the
  * amount assigned.
@@ -132,32 +170,7 @@ static uint64_t fill(const struct split_in *in, enum pass p, size_t n, uint64_t 
 	while ((wsum >> shift) >= ((u128)1 << 63))
 		shift++;
 
-	/* The water level R / W: capped members are those with cap < level * w. */
-	R = amount;
-	W = 0;
-	for (size_t i = 0; i < n; i++)
-		if (is_member(in, p, i) && cap_of(in, p, i, take))
-			W += weight_of(in, p, i) >> shift;
-	for (;;) {
-		u128 nR = amount, nW = 0;
-
-		for (size_t i = 0; i < n; i++) {
-			uint64_t c = cap_of(in, p, i, take), w = weight_of(in, p, i) >> shift;
-
-			if (!is_member(in, p, i) || !c)
-				continue;
-			if ((u128)c * W < R * w)
-				nR -= c;
-			else
-				nW += w;
-		}
-		if (nR == R && nW == W)
-			break;
-		R = nR;
-		W = nW;
-		if (W == 0)
-			break;
-	}
+	water_level(in, p, n, amount, shift, take, &R, &W);
 
 	/* Leftover bytes of the floors, handed out one each below. */
 	left = (uint64_t)R;

@@ -808,7 +808,11 @@ static uint64_t to_pages_up(uint64_t v, uint64_t page)
 	return v == MC_SIZE_MAX ? MC_SIZE_MAX : v / page + (v % page != 0);
 }
 
-/* Splits node i's demand over its children (b->n[j].parent == i). */
+/*
+ * Splits node i's demand over its children (b->n[j].parent == i).
+ * It is long because it gathers the children's inputs in pages, splits
+ * them twice and writes the shares back, all through the same arrays.
+ */
 static int split_node(struct build *b, size_t i)
 {
 	struct node *nd = &b->n[i];
@@ -932,7 +936,12 @@ static char *ws_text(const struct build *b, const struct node *nd)
 	return xcat(why, ")");
 }
 
-/* v2: memory.low from the working set, protect: SIZE and the stock soft limit. */
+/*
+ * v2: memory.low from the working set, protect: SIZE and the stock soft limit.
+ * It is long because it is one chain (protection, soft limit, profile low,
+ * min and high clamps, deadband) in which each step may raise or keep the
+ * value and adds its reason to the same text.
+ */
 static int node_low(struct build *b, struct node *nd)
 {
 	bool stock_soft = b->caps->file[MC_KNOB_SOFT] == NULL && nd->wanted[MC_KNOB_SOFT] &&
@@ -1033,7 +1042,6 @@ static int set_cap(struct node *nd, uint64_t cap, char *why)
 	return 0;
 }
 
-/* v1: caps the unprotected children of node i so its limit leaves the protected ones room. */
 /*
  * The room a protected child needs inside its parent's limit: protect:
  * SIZE its size; protect: active its working set, or its usage when that is
@@ -1048,6 +1056,36 @@ static uint64_t room_of(const struct build *b, const struct node *c)
 	return c->protect;
 }
 
+/*
+ * Caps each group below node j whose max is above v, j's new cap: a
+ * group's max may not exceed its parent's. Returns 0 or -ENOMEM.
+ */
+static int cap_descendants(struct build *b, size_t j, uint64_t v)
+{
+	for (size_t d = j + 1; d < b->len; d++) {
+		struct node *dn = &b->n[d];
+		size_t up = dn->parent;
+		int r;
+
+		while (up != NO_NODE && up != j)
+			up = b->n[up].parent;
+		if (up != j || dn->max <= v)
+			continue;
+		r = set_cap(dn, v, mc_asprintf("follows the cap of '%s' at %s (a group's max may not exceed its parent's)",
+					     b->n[j].path, S(v).s));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * v1: caps the unprotected children of node i so its limit leaves the
+ * protected ones room.
+ * It is long because it is two passes over i's children (sum the room the
+ * protected ones need, then cap the others) that share the limit, headroom,
+ * deadband and the text naming the protected children.
+ */
 static int v1_caps(struct build *b, size_t i)
 {
 	struct node *nd = &b->n[i];
@@ -1132,20 +1170,8 @@ static int v1_caps(struct build *b, size_t i)
 		v = held;
 		if ((r = set_cap(c, v, why)) < 0)
 			goto out;
-		/* Its own groups may not keep a max above it. */
-		for (size_t d = j + 1; d < b->len; d++) {
-			struct node *dn = &b->n[d];
-			size_t up = dn->parent;
-
-			while (up != NO_NODE && up != j)
-				up = b->n[up].parent;
-			if (up != j || dn->max <= v)
-				continue;
-			r = set_cap(dn, v, mc_asprintf("follows the cap of '%s' at %s (a group's max may not exceed its parent's)",
-						     c->path, S(v).s));
-			if (r < 0)
-				goto out;
-		}
+		if ((r = cap_descendants(b, j, v)) < 0)
+			goto out;
 	}
 	r = 0;
 out:
@@ -1440,6 +1466,38 @@ static int protect_switches(struct build *b)
 	return r;
 }
 
+/*
+ * Puts each node's decided settings into the plan, in plan order: high,
+ * then low (node_low decides it now, against that high), then the v1 cap.
+ * Returns 0 or -ENOMEM.
+ */
+static int push_settings(struct build *b)
+{
+	int r;
+
+	for (size_t i = 1; i < b->len; i++) {
+		struct node *nd = &b->n[i];
+
+		if (nd->high_set) {
+			r = push_setting(b, nd->path, MC_POLICY_THP_HIGH, MC_KNOB_HIGH, nd->high,
+					 nd->high_why);
+			nd->high_why = NULL;
+			if (r < 0)
+				return r;
+		}
+		if ((r = node_low(b, nd)) < 0)
+			return r;
+		if (nd->cap_set) {
+			r = push_setting(b, nd->path, MC_POLICY_ACTIVE_SET, MC_KNOB_MAX, nd->cap,
+					 nd->cap_why);
+			nd->cap_why = NULL;
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
 static int decide(struct build *b)
 {
 	char *numa_names = NULL;
@@ -1463,26 +1521,8 @@ static int decide(struct build *b)
 			if (b->n[i].n_kids && (r = v1_caps(b, i)) < 0)
 				return r;
 
-	for (size_t i = 1; i < b->len; i++) {
-		struct node *nd = &b->n[i];
-
-		if (nd->high_set) {
-			r = push_setting(b, nd->path, MC_POLICY_THP_HIGH, MC_KNOB_HIGH, nd->high,
-					 nd->high_why);
-			nd->high_why = NULL;
-			if (r < 0)
-				return r;
-		}
-		if ((r = node_low(b, nd)) < 0)
-			return r;
-		if (nd->cap_set) {
-			r = push_setting(b, nd->path, MC_POLICY_ACTIVE_SET, MC_KNOB_MAX, nd->cap,
-					 nd->cap_why);
-			nd->cap_why = NULL;
-			if (r < 0)
-				return r;
-		}
-	}
+	if ((r = push_settings(b)) < 0)
+		return r;
 
 	for (size_t i = 1; i < b->len; i++) {
 		struct node *nd = &b->n[i];

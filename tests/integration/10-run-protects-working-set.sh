@@ -210,6 +210,16 @@ sed 's/^/# run: /' "$RUN_LOG" | head -n 40
 grep "$B/$MECH_GROUP" "$RUN_LOG" | grep -q "$MECH_FILE" &&
 	pass "memctl run logged its setting of $MECH_GROUP's $MECH_FILE" ||
 	fail "memctl run did not log a setting of $MECH_GROUP's $MECH_FILE"
+# The deadband: with a steady working set the mechanism is written when it
+# is set up and when the working set settles, not every interval for the
+# few kilobytes the sizes move (this was once a write per interval).
+writes=$(grep "$B/$MECH_GROUP: $MECH_FILE" "$RUN_LOG" | grep -c ' -> ')
+intervals=$(sed -n 's/.*stopping after \([0-9]*\) intervals.*/\1/p' "$RUN_LOG")
+if [ "$writes" -le 3 ] && [ "${intervals:-0}" -ge 6 ]; then
+	pass "the deadband: $MECH_GROUP's $MECH_FILE written $writes times in $intervals intervals"
+else
+	fail "$MECH_GROUP's $MECH_FILE written $writes times in ${intervals:-?} intervals (want at most 3 in at least 6)"
+fi
 # protect: active also keeps the group out of memctl's own reclaim
 if grep -q "$B/ws: reclaim" "$RUN_LOG"; then
 	fail "memctl run reclaimed from the protected group: $(grep -m1 "$B/ws: reclaim" "$RUN_LOG")"
