@@ -382,6 +382,51 @@ static int reload(const struct run *r, const char *path, struct mc_profile *cur)
 }
 
 /*
+ * Reloads at most once per RELOAD_GAP_MS. A storm of SIGHUPs (100 a second)
+ * must not turn the loop into a profile reader: signals that arrive within
+ * the gap after a reload are merged into one reload at the gap's end, so
+ * the intervals keep their period.
+ */
+#define RELOAD_GAP_MS 1000
+
+static bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+struct reload_gate {
+	struct timespec at;     /* when a reload may next happen */
+	bool pending;           /* a SIGHUP came in the gap: reload at its end */
+};
+
+/*
+ * Waits for the next interval (next), reloading on SIGHUP as said above.
+ * Returns SIGTERM, SIGINT or 0 (the interval is due).
+ */
+static int wait_interval(const struct run *r, const sigset_t *set, const struct timespec *next,
+			 const char *path, struct mc_profile *cur, struct reload_gate *g)
+{
+	for (;;) {
+		const struct timespec *until = g->pending && ts_before(&g->at, next) ? &g->at : next;
+		struct timespec now;
+		int sig = wait_signal(set, until);
+
+		if (sig == SIGTERM || sig == SIGINT)
+			return sig;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		g->pending |= sig == SIGHUP;
+		if (g->pending && !ts_before(&now, &g->at)) {
+			reload(r, path, cur);
+			g->pending = false;
+			clock_gettime(CLOCK_MONOTONIC, &g->at);
+			deadline_add(&g->at, RELOAD_GAP_MS);
+		}
+		if (!ts_before(&now, next))
+			return 0;
+	}
+}
+
+/*
  * Memory for a loop that must keep working while the host is short of it.
  * The loop allocates while it plans (snapshots, decisions, plans), but it
  * frees all of it each interval, so after the first intervals the heap has
@@ -466,45 +511,108 @@ static long minor_faults(void)
 	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
 }
 
+/*
+ * One interval of the loop: plans and applies p, logs its reclaims,
+ * publishes the interval's state and export, and counts the new pages it
+ * took once warm. Returns mc_run_plan's exit status.
+ */
+static int run_interval(struct run *run, const struct mc_profile *p, struct mc_plan_req *req)
+{
+	long faults = minor_faults();
+	int rc;
+
+	run->iteration++;
+	run->reclaims = 0;
+	run->peak = 0;
+	if (run->export)
+		mc_export_clear_decisions(run->export);
+	req->write_budget_ms = (long)p->interval_ms;
+	run_state_begin(&run->state, run->ctx, p);
+	rc = mc_run_plan(run->ctx, p, req);
+	if (run->reclaims)
+		run_log(run, 6, "%u reclaim%s, at most %u in flight (reclaim.concurrency %u)",
+			run->reclaims, run->reclaims == 1 ? "" : "s", run->peak, p->concurrency);
+	interval_done(run, rc);
+	publish_interval(run, p, req->pol, rc);
+	/* after publishing: the export carries this interval's figures too */
+	if (run->export)
+		export_interval(run, p, req);
+	if (run->iteration > RUN_WARMUP_INTERVALS)
+		run->steady_faults += minor_faults() - faults;
+	return rc;
+}
+
+/*
+ * Loads the profile at path into *ret_p, the host's policy into *ret_pol
+ * and run's export and state. Returns 0, or the exit status after saying
+ * why, with nothing left to free.
+ */
+static int run_open(struct run *run, const char *path, struct mc_profile *ret_p,
+		    struct mc_policy **ret_pol)
+{
+	int rc;
+
+	if ((rc = mc_load_profile(run->ctx, path, ret_p)) != 0)
+		return rc;
+	if ((rc = mc_policy_for_host(run->ctx, ret_pol)) != 0) {
+		mc_profile_free(ret_p);
+		return rc;
+	}
+	/* export_interval points it at the profile's parent (which SIGHUP may change) */
+	if (run->opts->export_file &&
+	    mc_export_new(run->ctx->host, "/", on_export_warning, run, &run->export) < 0) {
+		mc_err("out of memory");
+		mc_policy_free(*ret_pol);
+		mc_profile_free(ret_p);
+		return MC_EXIT_HOST;
+	}
+	if ((run->export && mc_export_set_state_dir(run->export, run->ctx->state_dir) < 0) ||
+	    run_state_init(&run->state, path, ret_p, run->opts->dry_run) < 0) {
+		mc_err("out of memory");
+		mc_export_free(run->export);
+		mc_policy_free(*ret_pol);
+		mc_profile_free(ret_p);
+		return MC_EXIT_HOST;
+	}
+	return 0;
+}
+
+/* Blocks the signals the loop takes with wait_signal (SIGHUP, SIGTERM, SIGINT), as set. */
+static void block_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigprocmask(SIG_BLOCK, set, NULL);
+}
+
+/* Logs that signal sig stops the loop and, once warm, the pages taken since. */
+static void log_stop(struct run *run, int sig, bool mlock)
+{
+	run_log(run, 6, "%s: stopping after %lu intervals", strsignal(sig), run->iteration);
+	if (run->iteration > RUN_WARMUP_INTERVALS)
+		run_log(run, 6, "new pages taken after the first %d intervals: %ld (memory %s)",
+			RUN_WARMUP_INTERVALS, run->steady_faults, mlock ? "locked" : "not locked");
+}
+
 static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
 	const struct run_opts *o = opts;
 	struct run run = { .ctx = ctx, .opts = o, .journal = getenv("JOURNAL_STREAM") != NULL };
 	struct mc_plan_req req = { .create = true };
 	struct mc_self_group self_group = { 0 };
-	bool once, mlock;
-	const char *path;
+	bool once = o->once, mlock = !o->no_mlock;
+	const char *path = argv[0];
 	struct mc_profile p;
 	struct timespec next;
+	struct reload_gate gate = { { 0, 0 }, false };
 	sigset_t set;
 	int rc, sig = 0;
 
-	path = argv[0];
-	once = o->once;
 	req.dry_run = o->dry_run;
-	mlock = !o->no_mlock;
-	if ((rc = mc_load_profile(ctx, path, &p)) != 0)
+	if ((rc = run_open(&run, path, &p, &req.pol)) != 0)
 		return rc;
-	if ((rc = mc_policy_for_host(ctx, &req.pol)) != 0) {
-		mc_profile_free(&p);
-		return rc;
-	}
-	/* export_interval points it at the profile's parent (which SIGHUP may change) */
-	if (o->export_file &&
-	    mc_export_new(ctx->host, "/", on_export_warning, &run, &run.export) < 0) {
-		mc_err("out of memory");
-		mc_policy_free(req.pol);
-		mc_profile_free(&p);
-		return MC_EXIT_HOST;
-	}
-	if ((run.export && mc_export_set_state_dir(run.export, ctx->state_dir) < 0) ||
-	    run_state_init(&run.state, path, &p, req.dry_run) < 0) {
-		mc_err("out of memory");
-		mc_export_free(run.export);
-		mc_policy_free(req.pol);
-		mc_profile_free(&p);
-		return MC_EXIT_HOST;
-	}
 #if defined(__SANITIZE_ADDRESS__)
 	/* The sanitizer's shadow memory cannot be locked: test builds skip it. */
 	mlock = false;
@@ -514,11 +622,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 	if (!once && !req.dry_run)
 		enter_self_group(&run, ctx, &self_group);
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigprocmask(SIG_BLOCK, &set, NULL);
+	block_signals(&set);
 
 	mc_err_sink = (struct mc_err_sink){ on_error, &run };
 	req.arg = &run;
@@ -532,37 +636,13 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 		req.dry_run ? " (dry run: nothing is written)" : "");
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (;;) {
-		long faults = minor_faults();
-
-		run.iteration++;
-		run.reclaims = 0;
-		run.peak = 0;
-		if (run.export)
-			mc_export_clear_decisions(run.export);
-		req.write_budget_ms = (long)p.interval_ms;
-		run_state_begin(&run.state, ctx, &p);
-		rc = mc_run_plan(ctx, &p, &req);
-		if (run.reclaims)
-			run_log(&run, 6, "%u reclaim%s, at most %u in flight (reclaim.concurrency %u)",
-				run.reclaims, run.reclaims == 1 ? "" : "s", run.peak, p.concurrency);
-		interval_done(&run, rc);
-		publish_interval(&run, &p, req.pol, rc);
-		/* after publishing: the export carries this interval's figures too */
-		if (run.export)
-			export_interval(&run, &p, &req);
-		if (run.iteration > RUN_WARMUP_INTERVALS)
-			run.steady_faults += minor_faults() - faults;
+		rc = run_interval(&run, &p, &req);
 		if (once)
 			break;
 		deadline_next(&next, p.interval_ms);
-		while ((sig = wait_signal(&set, &next)) == SIGHUP)
-			reload(&run, path, &p);
+		sig = wait_interval(&run, &set, &next, path, &p, &gate);
 		if (sig == SIGTERM || sig == SIGINT) {
-			run_log(&run, 6, "%s: stopping after %lu intervals", strsignal(sig), run.iteration);
-			if (run.iteration > RUN_WARMUP_INTERVALS)
-				run_log(&run, 6, "new pages taken after the first %d intervals: %ld (memory %s)",
-					RUN_WARMUP_INTERVALS, run.steady_faults,
-					mlock ? "locked" : "not locked");
+			log_stop(&run, sig, mlock);
 			break;
 		}
 	}

@@ -506,9 +506,9 @@ static int target_kind(int dfd, const char *base)
 
 int mc_file_replace(const char *path, const char *buf, size_t len, mode_t mode)
 {
-	const char *base;
+	const char *base = NULL;
 	char *tmp = NULL;
-	int dfd, fd, r, kind;
+	int dfd = -1, fd, r, kind;
 
 	r = open_folder(path, &dfd, &base);
 	if (r < 0)
