@@ -1007,14 +1007,14 @@ static int node_low(struct build *b, struct node *nd)
 	v = page_down(v, b->page);
 	/*
 	 * A working set moves a little every interval: memory.low follows it
-	 * only beyond the deadband, at once when the group's usage is above
-	 * the live low (part of what it holds is unprotected now).
+	 * only beyond the deadband. (It is no limit that can be hit: a group's
+	 * usage is above its low nearly always, so that cannot be the sign of
+	 * urgency it is for a cap.)
 	 */
 	if (!clamped && nd->spec->protect == MC_PROTECT_ACTIVE && v == page_down(nd->protect, b->page) &&
 	    g->raw_valid[MC_KNOB_LOW]) {
 		uint64_t live = g->raw[MC_KNOB_LOW];
-		bool urgent = v > live && nd->usage_valid && nd->usage > live;
-		uint64_t held = mc_deadband_hold(live, true, v, urgent, b->page);
+		uint64_t held = mc_deadband_hold(live, true, v, false, b->page);
 
 		if (held != v) {
 			why = xcat(why, " within the deadband %s of the live %s: kept",

@@ -778,6 +778,45 @@ static void test_decide_v2(void)
 	mc_diags_free(&diags);
 }
 
+/*
+ * The deadband on memory.low (v2): web's working set is 250M (active 100 +
+ * 150); its live low is 8K below, within the deadband (1% of 250M - 8K is
+ * 2.5M): the live value is kept, so nothing is written. 3M below is beyond
+ * it: 250M is written.
+ */
+static void test_v2_low_deadband(void)
+{
+	struct mc_policy_config cfg = { .headroom = 24 * M, .cpus = 2 };
+	static const uint64_t live[] = { 250 * M - 8192, 247 * M };
+	static const uint64_t want[] = { 250 * M - 8192, 250 * M };
+	struct mc_group_spec g[4];
+	struct gdef rows[N(v2_rows)];
+	struct mc_profile p;
+
+	v2_profile(g, &p);
+	for (size_t i = 0; i < N(live); i++) {
+		struct mc_policy *pol;
+		struct mc_snapshot s;
+		struct mc_decisions d;
+		uint64_t got = 0;
+
+		if (mc_policy_new(&cfg, &pol) < 0)
+			abort();
+		memcpy(rows, v2_rows, sizeof(rows));
+		rows[1].raw[MC_KNOB_LOW] = live[i];
+		snap_build(&s, rows, N(rows), 2 * G);
+		if (mc_policy_decide(pol, &p, &s, &caps_v2, &d, NULL) < 0)
+			abort();
+		for (size_t k = 0; k < d.n_set; k++)
+			if (strcmp(d.set[k].group, "web") == 0 && d.set[k].knob == MC_KNOB_LOW)
+				got = d.set[k].value;
+		tap_eq_u64(got, want[i], "v2 low deadband: live %llu", (unsigned long long)live[i]);
+		mc_decisions_free(&d);
+		mc_snapshot_free(&s);
+		mc_policy_free(pol);
+	}
+}
+
 /* The patched kernel: soft limits are the kernel's, NUMA splits are enforced. */
 static void test_decide_v2_patched(void)
 {
@@ -1456,6 +1495,7 @@ int main(void)
 	test_decide_numa_state();
 	test_decide_valid_chain();
 	test_v1_deadband();
+	test_v2_low_deadband();
 	test_converge();
 	test_units();
 	return tap_done();
