@@ -74,9 +74,13 @@ invalid $f x
 for k in thp_fault_fallback_charge thp_file_fallback_charge; do
 	check "memory.stat has $k" grep -q "^$k 0\$" $K/memory.stat
 done
-for k in reclaim_cap_wait reclaim_cap_skip; do
+for k in soft_limit_fallback reclaim_cap_wait reclaim_cap_skip reclaim_cap_timeout \
+	 reclaim_cap_nofs protect_active_fallback; do
 	check "/proc/vmstat has $k" grep -q "^$k " /proc/vmstat
 done
+check "/proc/zoneinfo has direct_reclaimers_max per node" \
+	[ "$(grep -c 'direct_reclaimers_max' /proc/zoneinfo)" = \
+	  "$(ls -d /sys/devices/system/node/node* | wc -l)" ]
 
 # memory.reclaim keys (behaviour in 20-reclaim-nodes.sh).  The group is
 # empty, so a valid request ends in EAGAIN (nothing reclaimed), not EINVAL.

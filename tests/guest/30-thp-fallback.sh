@@ -1,5 +1,7 @@
 # memory.stat thp_fault_fallback_charge: counts huge-page charges that
-# failed in this cgroup.
+# failed in this cgroup, for anonymous faults; thp_file_fallback_charge the
+# same for shmem huge pages, here through write(2), where shmem charges
+# without an mm (the writing task's cgroup).
 T=thp-fallback
 . /tests/lib.sh
 [ -e /sys/kernel/mm/transparent_hugepage/enabled ] || skip "no THP in this kernel"
@@ -25,9 +27,51 @@ say "tight (max 8M): thp_fault_alloc=$a thp_fault_fallback_charge=${f:-absent}" 
 	"vmstat delta=$((v2 - v1))"
 result vmstat_fallback_charge_delta $((v2 - v1))
 check "charges failed (global vmstat counter moved)" [ $((v2 - v1)) -gt 0 ]
+
+# shmem through write(2): a tmpfs with huge=always, one byte written every
+# 2M by dd in a group with room for three huge pages.  A kernel whose page
+# cache cannot hold huge pages (tinyconfig's BASE_SMALL makes the xarray's
+# chunks smaller than a huge page) allocates none there: then this part is
+# reported as not run (thp_file_alloc does not move in a roomy write).
+mkdir -p /tmp/huge $CG/shm
+mount -t tmpfs -o huge=always,size=128M tmpfs /tmp/huge
+sparse_writes() {
+	run_in $1 sh -c 'i=0; while [ $i -lt 32 ]; do
+		printf x | dd of=/tmp/huge/$0 bs=1 seek=$((i * 2097152)) conv=notrunc 2>/dev/null || exit 1
+		i=$((i + 1)); done' $1
+}
+a0=$(vmstat thp_file_alloc)
+sparse_writes roomy
+shm_huge=$(( $(vmstat thp_file_alloc) - a0 ))
+rm -f /tmp/huge/roomy
+sf=
+if [ "$shm_huge" -gt 0 ]; then
+	echo 8M > $CG/shm/memory.max
+	echo 0 > $CG/shm/memory.swap.max
+	s0=$(vmstat thp_file_fallback_charge)
+	sparse_writes shm
+	src=$?
+	s1=$(vmstat thp_file_fallback_charge)
+	sf=$(stat thp_file_fallback_charge shm)
+	say "shm (max 8M, 32 sparse writes): rc=$src thp_file_fallback_charge=${sf:-absent}" \
+		"vmstat delta=$((s1 - s0))"
+	result vmstat_file_fallback_charge_delta $((s1 - s0))
+	check "shmem writes succeeded" [ "$src" = 0 ]
+	check "shmem huge charges failed (global vmstat counter moved)" [ $((s1 - s0)) -gt 0 ]
+	rm -f /tmp/huge/shm
+else
+	say "NOT RUN: shmem allocated no huge page for write(2) here (page cache without huge pages)"
+	result shmem_write_path not-run
+fi
+umount /tmp/huge
+
 if ! patched; then
 	[ -z "$f" ] && say "baseline kernel has no per-cgroup counter"
 	finish
+fi
+if [ -n "$sf" ]; then
+	result cgroup_file_fallback_charge $sf
+	check "shm group counted the failed shmem charges of write(2)" [ "$sf" = $((s1 - s0)) ]
 fi
 result cgroup_fallback_charge $f
 check "roomy group counted no fallback" [ "$r" = 0 ]

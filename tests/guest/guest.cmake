@@ -14,6 +14,7 @@ set(MEMCTL_GUEST_TESTS
   "thp-fallback:30-thp-fallback.sh:ab"
   "soft-limit:40-soft-limit.sh:ab"
   "reclaimer-cap:50-reclaimer-cap.sh:ab"
+  "reclaimer-cap-memsw:51-reclaimer-cap-memsw.sh:ab"
   "protect-active:60-protect-active.sh:ab"
   "selftests:70-selftests.sh:ab"
   "memctl-status:80-memctl-status.sh:patched"
