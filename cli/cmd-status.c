@@ -272,6 +272,35 @@ static void journal_text(FILE *f, const struct mc_pending *p)
 	}
 }
 
+/* The text tables of how this host does each thing: mounts, knobs, policies, features. */
+static void tables_text(FILE *f, const struct mc_host_status *st)
+{
+	struct policy_mech pm[5];
+	struct feature fe[N_FEATURES];
+
+	fputs("mounts\n", f);
+	for (size_t i = 0; i < st->n_mounts; i++)
+		fprintf(f, "  %-32s %-8s %s\n", st->mounts[i].path, st->mounts[i].type,
+			st->mounts[i].options);
+	fputs("knobs\n", f);
+	for (int k = 0; k < MC_KNOB__COUNT; k++)
+		fprintf(f, "  %-*s %-9s %s\n", mc_name_col(), mc_knob_info(k)->name, mech_name(st->knob[k].mech),
+			st->knob[k].how);
+	fputs("policies (memctl run)\n", f);
+	policy_mechs(st, pm);
+	for (int i = 0; i < 5; i++)
+		fprintf(f, "  %-*s %-9s %s\n", mc_name_col(), pm[i].name, mech_name(pm[i].mech),
+			pm[i].how);
+	fputs("features\n", f);
+	features(st, fe);
+	for (int i = 0; i < N_FEATURES; i++) {
+		if (fe[i].present)
+			fprintf(f, "  %-*s yes\n", mc_name_col(), fe[i].name);
+		else
+			fprintf(f, "  %-*s no        %s\n", mc_name_col(), fe[i].name, fe[i].absent_means);
+	}
+}
+
 static int cmd_status_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
 	const struct status_opts *o = opts;
@@ -279,7 +308,6 @@ static int cmd_status_exec(struct mc_ctx *ctx, const void *opts, int argc, char 
 	struct mc_pending pend;
 	bool journal;
 	FILE *f = ctx->out_f;
-	struct feature fe[N_FEATURES];
 	struct mc_sd_check sd;
 	char *parent;
 	int rc;
@@ -318,31 +346,7 @@ static int cmd_status_exec(struct mc_ctx *ctx, const void *opts, int argc, char 
 		st->numa_nodes == 1 ? "" : "s");
 	journal_text(f, &pend);
 	mc_pending_free(&pend);
-	fputs("mounts\n", f);
-	for (size_t i = 0; i < st->n_mounts; i++)
-		fprintf(f, "  %-32s %-8s %s\n", st->mounts[i].path, st->mounts[i].type,
-			st->mounts[i].options);
-	fputs("knobs\n", f);
-	for (int k = 0; k < MC_KNOB__COUNT; k++)
-		fprintf(f, "  %-*s %-9s %s\n", mc_name_col(), mc_knob_info(k)->name, mech_name(st->knob[k].mech),
-			st->knob[k].how);
-	fputs("policies (memctl run)\n", f);
-	{
-		struct policy_mech pm[5];
-
-		policy_mechs(st, pm);
-		for (int i = 0; i < 5; i++)
-			fprintf(f, "  %-*s %-9s %s\n", mc_name_col(), pm[i].name, mech_name(pm[i].mech),
-				pm[i].how);
-	}
-	fputs("features\n", f);
-	features(st, fe);
-	for (int i = 0; i < N_FEATURES; i++) {
-		if (fe[i].present)
-			fprintf(f, "  %-*s yes\n", mc_name_col(), fe[i].name);
-		else
-			fprintf(f, "  %-*s no        %s\n", mc_name_col(), fe[i].name, fe[i].absent_means);
-	}
+	tables_text(f, st);
 	return MC_EXIT_OK;
 }
 

@@ -163,30 +163,22 @@ static int run_batch(struct mc_ctx *ctx, const struct top_opts *o, struct top_mo
 	return rc;
 }
 
-static int cmd_top_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
+/* Prints each column's name, title and help to f (for -o help). */
+static void list_columns(FILE *f)
 {
-	const struct top_opts *o = opts;
-	struct mc_profile prof;
-	struct mc_policy *pol = NULL;
-	struct top_model m;
-	bool have_prof = false;
-	const char *bad = NULL;
-	char *parent = NULL;
-	int *cols = NULL;
-	size_t n_cols = 0;
-	int rc = MC_EXIT_OK, r;
+	for (size_t i = 0; i < top_n_cols; i++)
+		fprintf(f, "%-14s %-8s %s\n", top_cols[i].name, top_cols[i].title, top_cols[i].help);
+}
 
-	if (o->columns && strcmp(o->columns, "help") == 0) {
-		for (size_t i = 0; i < top_n_cols; i++)
-			fprintf(ctx->out_f, "%-14s %-8s %s\n", top_cols[i].name, top_cols[i].title,
-				top_cols[i].help);
-		return MC_EXIT_OK;
-	}
-	if (!o->batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
-		mc_err("top needs a terminal; use 'memctl top -b' for text output");
-		return MC_EXIT_INVALID;
-	}
-	r = top_cols_parse(o->columns ? o->columns : "", &cols, &n_cols, &bad);
+/*
+ * The columns that list (-o) names, all of them when list is NULL, into a
+ * new *ret_cols of *ret_n. Returns 0, or the exit status after saying why.
+ */
+static int parse_columns(const char *list, int **ret_cols, size_t *ret_n)
+{
+	const char *bad = NULL;
+	int r = top_cols_parse(list ? list : "", ret_cols, ret_n, &bad);
+
 	if (r == -EINVAL) {
 		mc_err("unknown column '%.*s' (see 'memctl top --help')", (int)strcspn(bad, ","), bad);
 		return MC_EXIT_INVALID;
@@ -195,37 +187,92 @@ static int cmd_top_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 		mc_err("out of memory");
 		return MC_EXIT_HOST;
 	}
-	if (!o->columns) {
-		n_cols = 0;
+	if (!list) {
+		*ret_n = 0;
 		for (size_t i = 0; i < top_n_cols; i++)
-			cols[n_cols++] = (int)i;
+			(*ret_cols)[(*ret_n)++] = (int)i;
 	}
-	if ((rc = mc_resolve_parent_opt(ctx, &parent)) != 0) {
-		free(cols);
-		return rc;
-	}
-	r = top_model_init(&m, ctx->host, parent);
-	if (r < 0) {
+	return 0;
+}
+
+/*
+ * Makes the model of parent's subtree in *ret, with the daemons' published
+ * state and the sort order o asks for. Returns 0, or the exit status after
+ * saying why, with nothing left to release.
+ */
+static int model_open(struct mc_ctx *ctx, const struct top_opts *o, const char *parent,
+		      struct top_model *ret)
+{
+	if (top_model_init(ret, ctx->host, parent) < 0) {
 		mc_err("out of memory");
-		free(parent);
-		free(cols);
 		return MC_EXIT_HOST;
 	}
-	if (top_daemons_init(&m.daemons, ctx->state_dir) < 0) {
+	if (top_daemons_init(&ret->daemons, ctx->state_dir) < 0) {
 		mc_err("out of memory");
-		rc = MC_EXIT_HOST;
-		goto out;
+		top_model_release(ret);
+		return MC_EXIT_HOST;
 	}
 	/* the screen shows the biggest first, like top; batch keeps tree order */
 	if (o->sort || !o->batch) {
 		const char *sort = o->sort ? o->sort : "usage";
 
-		m.sort_col = top_col_lookup(sort);
-		if (m.sort_col < 0) {
+		ret->sort_col = top_col_lookup(sort);
+		if (ret->sort_col < 0) {
 			mc_err("unknown column '%s' for --sort", sort);
-			rc = MC_EXIT_INVALID;
-			goto out;
+			top_model_release(ret);
+			return MC_EXIT_INVALID;
 		}
+	}
+	return 0;
+}
+
+/* Runs the interactive screen on m with the n_cols columns cols; returns the exit status. */
+static int run_screen(struct mc_ctx *ctx, const struct top_opts *o, struct top_model *m,
+		      const int *cols, size_t n_cols)
+{
+	struct top_screen_opts so = { .delay = o->delay, .cols = cols, .n_cols = n_cols,
+				      .cols_given = o->columns != NULL,
+				      .edit = top_edit, .edit_arg = ctx,
+				      .iterations = o->iterations };
+	int r = top_screen_run(m, &so);
+
+	if (r < 0) {
+		mc_err("top: %s", mc_strerror(r));
+		return r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
+	}
+	return MC_EXIT_OK;
+}
+
+static int cmd_top_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
+{
+	const struct top_opts *o = opts;
+	struct mc_profile prof;
+	struct mc_policy *pol = NULL;
+	struct top_model m;
+	bool have_prof = false;
+	char *parent = NULL;
+	int *cols = NULL;
+	size_t n_cols = 0;
+	int rc = MC_EXIT_OK, r;
+
+	if (o->columns && strcmp(o->columns, "help") == 0) {
+		list_columns(ctx->out_f);
+		return MC_EXIT_OK;
+	}
+	if (!o->batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		mc_err("top needs a terminal; use 'memctl top -b' for text output");
+		return MC_EXIT_INVALID;
+	}
+	if ((rc = parse_columns(o->columns, &cols, &n_cols)) != 0)
+		return rc;
+	if ((rc = mc_resolve_parent_opt(ctx, &parent)) != 0) {
+		free(cols);
+		return rc;
+	}
+	if ((rc = model_open(ctx, o, parent, &m)) != 0) {
+		free(parent);
+		free(cols);
+		return rc;
 	}
 	if (o->profile) {
 		char *pparent = NULL;
@@ -246,20 +293,7 @@ static int cmd_top_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 			goto out;
 		}
 	}
-	if (o->batch) {
-		rc = run_batch(ctx, o, &m, cols, n_cols);
-	} else {
-		struct top_screen_opts so = { .delay = o->delay, .cols = cols, .n_cols = n_cols,
-					      .cols_given = o->columns != NULL,
-					      .edit = top_edit, .edit_arg = ctx,
-					      .iterations = o->iterations };
-
-		r = top_screen_run(&m, &so);
-		if (r < 0) {
-			mc_err("top: %s", mc_strerror(r));
-			rc = r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
-		}
-	}
+	rc = o->batch ? run_batch(ctx, o, &m, cols, n_cols) : run_screen(ctx, o, &m, cols, n_cols);
 out:
 	top_model_release(&m);
 	mc_policy_free(pol);

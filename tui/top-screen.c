@@ -458,15 +458,14 @@ static unsigned visible_parts(const struct screen *s, int nw)
 	return parts;
 }
 
-/* Draws the header and the rows; x positions per shown column. */
-static void draw_table(struct screen *s, int y0, int h)
+/*
+ * Draws the column titles on line y0 (the name column nw wide), the sort
+ * column's in bold and underlined.
+ */
+static void draw_header(struct screen *s, int y0, int nw)
 {
-	struct top_model *m = s->m;
-	int nw = name_width(s, s->top, h);
-	int pct_col = top_col_lookup("pct"), dec_col = top_col_lookup("decision");
-	char buf[256];
+	const struct top_model *m = s->m;
 
-	/* header */
 	if (s->color)
 		attron(COLOR_PAIR(PAIR_HEADER));
 	else
@@ -489,6 +488,17 @@ static void draw_table(struct screen *s, int y0, int h)
 		attroff(COLOR_PAIR(PAIR_HEADER));
 	else
 		attroff(A_REVERSE);
+}
+
+/* Draws the header and the rows; x positions per shown column. */
+static void draw_table(struct screen *s, int y0, int h)
+{
+	struct top_model *m = s->m;
+	int nw = name_width(s, s->top, h);
+	int pct_col = top_col_lookup("pct"), dec_col = top_col_lookup("decision");
+	char buf[256];
+
+	draw_header(s, y0, nw);
 
 	for (int i = 0; i < h; i++) {
 		size_t k = s->top + (size_t)i;
@@ -1214,7 +1224,30 @@ static size_t detail_page(const struct screen *s)
 	return h > 1 ? (size_t)h : 1;
 }
 
-/* Handles a key; returns false to quit. */
+/*
+ * Handles a key while the help is shown: the motion keys scroll it, any
+ * other key closes it. Returns false to quit ('q').
+ */
+static bool help_key(struct screen *s, int ch)
+{
+	if (ch == KEY_DOWN || ch == 'j')
+		s->help_off++;
+	else if (ch == KEY_UP || ch == 'k')
+		s->help_off -= s->help_off > 0;
+	else if (ch == KEY_NPAGE || ch == ' ')
+		s->help_off += (size_t)(LINES > 4 ? LINES - 3 : 1);
+	else if (ch == KEY_PPAGE)
+		s->help_off = s->help_off > (size_t)(LINES - 3) ? s->help_off - (size_t)(LINES - 3) : 0;
+	else if (ch != KEY_RESIZE)
+		s->help = false;
+	return !(ch == 'q' && !s->help);
+}
+
+/*
+ * Handles a key; returns false to quit.
+ * It is long because it is the key-dispatch switch: one short case per key
+ * of the help screen, each calling the action it names.
+ */
 static bool key(struct screen *s, int ch)
 {
 	struct top_model *m = s->m;
@@ -1228,20 +1261,8 @@ static bool key(struct screen *s, int ch)
 		chooser_key(s, ch);
 		return true;
 	}
-	if (s->help) {
-		if (ch == KEY_DOWN || ch == 'j')
-			s->help_off++;
-		else if (ch == KEY_UP || ch == 'k')
-			s->help_off -= s->help_off > 0;
-		else if (ch == KEY_NPAGE || ch == ' ')
-			s->help_off += (size_t)(LINES > 4 ? LINES - 3 : 1);
-		else if (ch == KEY_PPAGE)
-			s->help_off = s->help_off > (size_t)(LINES - 3) ? s->help_off - (size_t)(LINES - 3)
-									 : 0;
-		else if (ch != KEY_RESIZE)
-			s->help = false;
-		return !(ch == 'q' && !s->help);
-	}
+	if (s->help)
+		return help_key(s, ch);
 	if (ch != KEY_RESIZE) {
 		free(s->status);
 		s->status = NULL;
@@ -1427,6 +1448,47 @@ static void restore_signals(const struct saved_signals *old)
 		sigaction(crash_signals[i], &old->crash[i], NULL);
 }
 
+/*
+ * Starts curses on the terminal for s: raw keys, no cursor, the colours,
+ * and the signal handlers that give the terminal back (the old ones saved
+ * in old). Returns 0, or -ENOTTY when there is no terminal to start on.
+ */
+static int curses_start(struct screen *s, struct saved_signals *old)
+{
+	setlocale(LC_ALL, "");
+	if (!initscr())
+		return -ENOTTY;
+	curses_on = true;
+	if (!atexit_done) {
+		atexit(restore_terminal);
+		atexit_done = true;
+	}
+	install_signals(old);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	init_colors(s);
+	return 0;
+}
+
+/* Frees what the screen s holds (not its model). */
+static void screen_free(struct screen *s)
+{
+	free(s->sel_path);
+	free(s->detail_path);
+	free(s->cols);
+	free(s->ch_cols);
+	free(s->ch_on);
+	free(s->conf);
+	free(s->hidden_why);
+	free(s->reason);
+	free(s->status);
+	free(s->search);
+}
+
 int top_screen_run(struct top_model *m, const struct top_screen_opts *o)
 {
 	struct screen s = { .m = m, .o = o, .delay = o->delay };
@@ -1442,30 +1504,13 @@ int top_screen_run(struct top_model *m, const struct top_screen_opts *o)
 	r = top_model_refresh(m, now_s());
 	if (r == 0)
 		r = init_cols(&s);
+	if (r == 0)
+		r = curses_start(&s, &old);
 	if (r < 0) {
-		free(s.cols);
-		free(s.hidden_why);
-		free(s.conf);
-		free(s.status);
+		screen_free(&s);
 		return r;
 	}
 	s.refreshes = 1;
-	setlocale(LC_ALL, "");
-	if (!initscr())
-		return -ENOTTY;
-	curses_on = true;
-	if (!atexit_done) {
-		atexit(restore_terminal);
-		atexit_done = true;
-	}
-	install_signals(&old);
-	cbreak();
-	noecho();
-	nonl();
-	keypad(stdscr, TRUE);
-	set_escdelay(25);
-	curs_set(0);
-	init_colors(&s);
 	s.next = now_s() + s.delay;
 	while (!stop_signal) {
 		double left;
@@ -1495,15 +1540,6 @@ int top_screen_run(struct top_model *m, const struct top_screen_opts *o)
 	}
 	restore_terminal();
 	restore_signals(&old);
-	free(s.sel_path);
-	free(s.detail_path);
-	free(s.cols);
-	free(s.ch_cols);
-	free(s.ch_on);
-	free(s.conf);
-	free(s.hidden_why);
-	free(s.reason);
-	free(s.status);
-	free(s.search);
+	screen_free(&s);
 	return r < 0 ? r : 0;
 }
