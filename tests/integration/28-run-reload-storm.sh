@@ -8,6 +8,8 @@ prereq_root
 prereq_memcg
 T_TMP=$(mktemp -d)
 G=$T_PREFIX-g
+MAXF=memory.limit_in_bytes
+[ "$T_VERSION" = 2 ] && MAXF=memory.max
 head() { printf 'version: 1\nparent: self\ninterval: 100ms\ngroups:\n  %s:\n    max: ' "$G"; }
 { head; printf '512M\n'; } > "$T_TMP/p.yaml"
 chmod 0644 "$T_TMP/p.yaml"
@@ -15,8 +17,8 @@ chmod 0644 "$T_TMP/p.yaml"
 run_start=$(date +%s%N)
 "$MEMCTL" --no-mlock run "$T_TMP/p.yaml" 2> "$T_TMP/log" &
 pid=$!
-for i in $(seq 1 100); do [ -f "$T_DIR/$G/memory.limit_in_bytes" ] && break; sleep 0.05; done
-check_eq "$(kval "$G" memory.limit_in_bytes)" $((512 << 20)) "run applied max 512M"
+for i in $(seq 1 100); do [ -f "$T_DIR/$G/$MAXF" ] && break; sleep 0.05; done
+check_eq "$(kval "$G" $MAXF)" $((512 << 20)) "run applied max 512M"
 
 # in-place rewrites: truncate, write half, pause, write the rest
 ( while :; do
@@ -28,7 +30,7 @@ start=$(date +%s%N)
 low=0
 for i in $(seq 1 300); do
 	kill -HUP $pid 2>/dev/null
-	[ $((i % 10)) -eq 0 ] && [ "$(kval "$G" memory.limit_in_bytes)" -lt $((512 << 20)) ] && low=$((low + 1))
+	[ $((i % 10)) -eq 0 ] && [ "$(kval "$G" $MAXF)" -lt $((512 << 20)) ] && low=$((low + 1))
 	sleep 0.01
 done
 kill $writer; wait $writer 2>/dev/null
@@ -39,7 +41,7 @@ check_eq "$low" 0 "the limit never dropped below 512M"
 run_end=$(date +%s%N)
 kill -TERM $pid; wait $pid
 check_rc $? 0 "stops on SIGTERM"
-check_eq "$(kval "$G" memory.limit_in_bytes)" $((512 << 20)) "max 512M at the end"
+check_eq "$(kval "$G" $MAXF)" $((512 << 20)) "max 512M at the end"
 
 # intervals over the whole run (the storm is most of it) against 10 a second
 n=$(sed -n 's/.*stopping after \([0-9]*\) intervals.*/\1/p' "$T_TMP/log")
