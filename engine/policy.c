@@ -939,7 +939,7 @@ static char *ws_text(const struct build *b, const struct node *nd)
 /*
  * v2: memory.low from the working set, protect: SIZE and the stock soft limit.
  * It is long because it is one chain (protection, soft limit, profile low,
- * min and high clamps, deadband) in which each step may raise or keep the
+ * min and high clamps, deadband) in which each step may change the
  * value and adds its reason to the same text.
  */
 static int node_low(struct build *b, struct node *nd)

@@ -118,6 +118,19 @@ check_rc $? 2 "get of a missing group with an OSC sequence in its name"
 check_eq "$(raw_count "$T_TMP/get.err")" 0 "the message carries no raw byte"
 grep -qF 'x\x1b]0;pwn\x07' "$T_TMP/get.err" && pass "the message quotes the name escaped" ||
 	fail "message: $(cat -v "$T_TMP/get.err")"
+# --- the top screen (ncurses, in tmux) shows the escaped names too ---
+if command -v tmux > /dev/null; then
+	. "$(dirname "$0")/lib-tmux.sh"
+	tmux_start top 120 20 "env MEMCTL_STATE_DIR=$T_STATE TERM=xterm-256color $MEMCTL top -d 0.3 \
+--sort group --columns usage -p self/$P; sleep 600"
+	expect 'csi\\x1b\[31mred' "the screen shows the CSI name escaped"
+	expect 'osc\\x1b]0;owned\\x07' "the screen shows the OSC name escaped"
+	expect 'c1\\u\{009b\}31m' "the screen shows the C1 name escaped"
+	keys q
+else
+	fail "tmux is missing (scripts/setup.sh installs it)"
+fi
+
 # --- status names a hostile parent escaped ---
 mc status -p "self/$P/$OSC" > "$T_TMP/status.txt" 2>&1
 check_eq "$(raw_count "$T_TMP/status.txt")" 0 "status: no raw control byte"
