@@ -82,7 +82,15 @@ chmod 1777 "$T_TMP/open"
 "$MEMCTL" check "$T_TMP/safe/link.yaml" >/dev/null; check_rc $? 0 "symlink into a sticky folder accepted"
 ln -s "$T_TMP/safe/p.yaml" "$T_TMP/open/theirs.yaml"; chown -h 65534 "$T_TMP/open/theirs.yaml"
 good "$T_TMP/safe/p.yaml"
-refused "$T_TMP/open/theirs.yaml" "another user's symlink in a sticky folder" "is owned by uid 65534 in '$T_TMP/open'"
+if [ "$(cat /proc/sys/fs/protected_symlinks 2>/dev/null)" = 1 ]; then
+	# The kernel itself refuses to follow it (fs.protected_symlinks), even
+	# with --insecure-profile: memctl must still refuse, naming the error.
+	err=$("$MEMCTL" --insecure-profile check "$T_TMP/open/theirs.yaml" 2>&1)
+	check_rc $? 2 "another user's symlink in a sticky folder refused (by the kernel: protected_symlinks)"
+	echo "$err" | grep -q "Permission denied" && pass "names the kernel's refusal" || fail "message: $err"
+else
+	refused "$T_TMP/open/theirs.yaml" "another user's symlink in a sticky folder" "is owned by uid 65534 in '$T_TMP/open'"
+fi
 mkdir "$T_TMP/open/theirdir"; good "$T_TMP/open/theirdir/p.yaml"; chown 65534 "$T_TMP/open/theirdir"
 refused "$T_TMP/open/theirdir/p.yaml" "another user's folder in a sticky folder" "owned by uid 65534"
 chmod 0775 "$T_TMP/safe"

@@ -40,7 +40,7 @@ refused "$T_TMP/link" "symbolic link" "a symlinked state dir"
 mkdir -m 0770 "$T_TMP/gw"; chmod 0770 "$T_TMP/gw"
 refused "$T_TMP/gw" "writable by group or others" "a group-writable state dir"
 
-mkdir -m 0700 "$T_TMP/foreign"; chown nobody "$T_TMP/foreign"
+mkdir -m 0700 "$T_TMP/foreign"; chown 65534 "$T_TMP/foreign"
 refused "$T_TMP/foreign" "owned by another user" "a state dir of another user"
 
 mkdir -m 0700 "$T_TMP/fifo"; mkfifo -m 0600 "$T_TMP/fifo/journal"
@@ -58,7 +58,7 @@ mkdir -m 0700 "$T_TMP/hardtmp"; ln "$T_TMP/victim" "$T_TMP/hardtmp/journal.tmp"
 refused "$T_TMP/hardtmp" "more than one hard link" "a hard link as journal.tmp"
 check_eq "$(cat "$T_TMP/victim")" precious "journal.tmp's target is untouched"
 
-mkdir -m 0700 "$T_TMP/theirs"; : > "$T_TMP/theirs/journal"; chown nobody "$T_TMP/theirs/journal"
+mkdir -m 0700 "$T_TMP/theirs"; : > "$T_TMP/theirs/journal"; chown 65534 "$T_TMP/theirs/journal"
 refused "$T_TMP/theirs" "owned by another user" "a journal of another user"
 
 # A journal (ours, well-formed) whose records leave its parent: rollback

@@ -6,6 +6,9 @@
 prereq_root
 prereq_memcg
 command -v setpriv > /dev/null || skip "no setpriv (util-linux) to run memctl as another user"
+# busybox's setpriv (the QEMU guest's) has no --reuid: that is a skip too.
+setpriv --reuid nobody --regid nogroup --clear-groups -- true 2> /dev/null ||
+	skip "this setpriv cannot switch to nobody (util-linux's can)"
 
 T_TMP=$(mktemp -d)
 chmod 0755 "$T_TMP"
