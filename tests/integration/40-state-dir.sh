@@ -63,9 +63,11 @@ refused "$T_TMP/theirs" "owned by another user" "a journal of another user"
 
 # A journal (ours, well-formed) whose records leave its parent: rollback
 # writes nothing, not even the records that are inside.
+lim=memory.limit_in_bytes
+[ "$T_VERSION" = 2 ] && lim=memory.max
 mkdir "$T_DIR/$T_PREFIX-in" "$T_DIR/$T_PREFIX-out"
-echo $((64 << 20)) > "$T_DIR/$T_PREFIX-in/memory.limit_in_bytes"
-echo $((64 << 20)) > "$T_DIR/$T_PREFIX-out/memory.limit_in_bytes"
+echo $((64 << 20)) > "$T_DIR/$T_PREFIX-in/$lim"
+echo $((64 << 20)) > "$T_DIR/$T_PREFIX-out/$lim"
 P=${T_SELF%/}
 for hostile in "$P/$T_PREFIX-in/../$T_PREFIX-out" "${P%/*}/other-tree"; do
 	rm -rf "$T_TMP/hj"; mkdir -m 0700 "$T_TMP/hj"
@@ -75,8 +77,8 @@ for hostile in "$P/$T_PREFIX-in/../$T_PREFIX-out" "${P%/*}/other-tree"; do
 	out=$("$MEMCTL" -s "$T_TMP/hj" rollback 2>&1); rc=$?
 	check_rc $rc 3 "rollback refuses a journal naming '$hostile'"
 	echo "$out" | grep -q "line 5" && pass "  names the line" || fail "  message: $out"
-	check_eq "$(kval $T_PREFIX-in memory.limit_in_bytes)" $((64 << 20)) "  nothing written inside the parent"
-	check_eq "$(kval $T_PREFIX-out memory.limit_in_bytes)" $((64 << 20)) "  nothing written outside it"
+	check_eq "$(kval $T_PREFIX-in $lim)" $((64 << 20)) "  nothing written inside the parent"
+	check_eq "$(kval $T_PREFIX-out $lim)" $((64 << 20)) "  nothing written outside it"
 	[ -e "$T_TMP/hj/journal" ] && pass "  the journal is kept" || fail "  the journal was removed"
 done
 
