@@ -10,7 +10,8 @@ flavour=${1:-release}
 pkgs=(build-essential cmake pkg-config libcgroup-dev libyaml-dev libreadline-dev
       libncurses-dev python3 groff-base man-db tmux jq time cgroup-tools bash-completion zsh
       systemd bsdextrautils python3-prometheus-client  # bench/: systemd-cgtop, column
-      busybox-static)  # the test host's shell and awk (tests/unit/test-stats.sh, kernel/)
+      busybox-static   # the test host's shell and awk (tests/unit/test-stats.sh, kernel/)
+      debootstrap qemu-utils)  # the systemd guest's root file system and its overlay (kernel/rootfs.sh)
 # install_missing [APT-OPTION...] -- PKG...: installs those not yet installed.
 install_missing() {
 	local opts=() missing=() p sudo=""
