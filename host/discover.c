@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "host-internal.h"
+#include "sdbus.h"
 #include "proc-read.h"
 
 /*
@@ -743,6 +744,7 @@ void mc_host_free(struct mc_host *h)
 	if (!h)
 		return;
 	host_trees_free(h);
+	mc_host_bus_close(h);
 	host_buf_free(&h->buf);
 	if (h->rootfd >= 0)
 		close(h->rootfd);
