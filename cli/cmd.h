@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "format.h"
@@ -382,6 +383,13 @@ int mc_resolve_parent_opt(struct mc_ctx *ctx, char **ret);
  * Says what is wrong (-p, or the group); returns 0 or an exit code.
  */
 int mc_resolve_group(struct mc_ctx *ctx, const char *arg, char **ret);
+
+/*
+ * Parses the TIME given to option opt ("-t", "--from"): host/when.h's
+ * forms, "+1h" / "-10m" counting from now_ns. Says what is wrong, naming
+ * the option, the text and where in it; returns 0 or MC_EXIT_INVALID.
+ */
+int mc_time_opt(const char *opt, const char *text, int64_t now_ns, int64_t *ret_ns);
 
 /* Human text for a -errno (strerror, plus memctl's own meanings). */
 const char *mc_strerror(int err);

@@ -6,17 +6,8 @@ prereq_root
 prereq_memcg
 
 T_TMP=$(mktemp -d)
-good() {
-	cat > "$1" <<YAML
-version: 1
-parent: self
-groups:
-  $T_PREFIX-g:
-    max: 64M
-YAML
-}
 
-good "$T_TMP/p.yaml"
+one_group_profile "$T_TMP/p.yaml"
 chmod 0666 "$T_TMP/p.yaml"
 err=$(mc apply "$T_TMP/p.yaml" 2>&1); rc=$?
 check_rc $rc 2 "world-writable profile refused"
@@ -33,7 +24,7 @@ check_rc $rc 2 "profile owned by another user refused"
 echo "$err" | grep -q "owned by uid 65534" && pass "names the owner" || fail "message: $err"
 chown 0 "$T_TMP/p.yaml"
 mkdir "$T_TMP/open"; chmod 0777 "$T_TMP/open"
-good "$T_TMP/open/p.yaml"
+one_group_profile "$T_TMP/open/p.yaml"
 err=$(mc check "$T_TMP/open/p.yaml" 2>&1); rc=$?
 check_rc $rc 2 "profile in a world-writable directory without sticky bit refused"
 echo "$err" | grep -q "without the sticky bit" && pass "says why" || fail "message: $err"
@@ -67,7 +58,7 @@ check_eq "$(cat "$T_TMP/outside/memory.max")" max "the file behind the symlink i
 
 # The state directory is created private.
 S=$T_TMP/newstate
-good "$T_TMP/p2.yaml"
+one_group_profile "$T_TMP/p2.yaml"
 MEMCTL_STATE_DIR=$S mc -q apply "$T_TMP/p2.yaml"
 check_rc $? 0 "apply with a new state directory"
 check_eq "$(stat -c %a "$S")" 700 "state directory created with mode 0700"
