@@ -41,8 +41,7 @@
 # swap) and only their own pages are dropped from the cache
 # (posix_fadvise), never the host's. See docs/BENCH-active-set.md.
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-. "$ROOT/bench/stats.sh"
+. "$(dirname "$0")/lib.sh"
 
 ROUNDS=10
 PASSES=5
@@ -86,61 +85,15 @@ for a in $ARMS; do
 done
 CAP_M=$((LIMIT_M - WS_M - MARGIN_M))
 
-MEMCTL=${MEMCTL:-$ROOT/build/release/memctl}
-WL=${WORKLOADS:-$(dirname "$MEMCTL")/tests/workloads}
-die() { echo "active-set: $*" >&2; exit 1; }
 [ "$CAP_M" -gt 0 ] || die "--limit $LIMIT_M leaves no room for the oracle's cap (ws $WS_M + margin $MARGIN_M)"
 [ -z "$LOGS" ] || mkdir -p "$LOGS" || die "cannot create '$LOGS'"
-[ "$(id -u)" -eq 0 ] || { echo "active-set: needs root to create cgroups"; exit 77; }
-[ -x "$MEMCTL" ] || die "no memctl at '$MEMCTL' (scripts/setup.sh release, or set MEMCTL)"
-for w in ws-reader streamer resident mkfile; do
-	[ -x "$WL/$w" ] || die "no workload '$WL/$w' (built with memctl, or set WORKLOADS)"
-done
-self=$(grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup | head -n1 | cut -d: -f3)
-[ -n "$self" ] || { echo "active-set: no cgroup v1 memory controller (this benchmark drives the v1 mechanism)"; exit 77; }
-mount=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ {print $2; exit}' /proc/mounts)
-DIR=$mount${self%/}
-[ -w "$DIR" ] || { echo "active-set: cannot create groups in own cgroup $DIR"; exit 77; }
-
-TMP=$(mktemp -d /var/tmp/memctl-bench.XXXXXX)
-[ "$(stat -f -c %T "$TMP")" != tmpfs ] || die "/var/tmp is tmpfs"
-PREFIX=bench-active-set-$$
-export MEMCTL_STATE_DIR=$TMP/state
-mkdir -p "$MEMCTL_STATE_DIR"
-PIDS=""
-RUN_PID=""
-stop_jobs() {
-	local p
-	for p in $PIDS; do kill -TERM "$p" 2>/dev/null; done
-	for p in $PIDS; do wait "$p" 2>/dev/null; done
-	PIDS=""
-	if [ -n "$RUN_PID" ]; then
-		kill -TERM "$RUN_PID" 2>/dev/null
-		wait "$RUN_PID" 2>/dev/null
-		RUN_PID=""
-	fi
-}
-cleanup() {
-	local d
-	stop_jobs
-	for d in "$DIR/$PREFIX"*; do
-		[ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
-	done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-"$WL/mkfile" "$TMP/ws.dat" ${WS_M}M >/dev/null || die "cannot write $TMP/ws.dat"
-"$WL/mkfile" "$TMP/stream.dat" ${STREAM_M}M >/dev/null || die "cannot write $TMP/stream.dat"
+need_workloads ws-reader streamer resident mkfile
+bench_setup_v1 "no cgroup v1 memory controller (this benchmark drives the v1 mechanism)"
+DIR=$T_DIR PREFIX=$T_PREFIX TMP=$T_TMP
+mkfile "$TMP/ws.dat" ${WS_M}M
+mkfile "$TMP/stream.dat" ${STREAM_M}M
 
 field() { echo "$1" | sed -n "s/.* $2=\([^ ]*\).*/\1/p"; }
-wait_until() {  # bounded poll in 0.1 s steps
-	local tries=$1 i
-	shift
-	for i in $(seq 1 "$tries"); do "$@" && return 0; sleep 0.1; done
-	return 1
-}
 # the streamers of arm $1 have gone through their file $2 times in all
 loops_done() { [ "$(cat "$1".s* 2>/dev/null | grep -c '^loop ')" -ge "$2" ]; }
 stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/memory.stat"; }
@@ -181,7 +134,7 @@ arm() {
 		>/dev/null || die "$name: warming failed"
 	if [ "$a" = memctl ]; then
 		"$MEMCTL" run "$TMP/$name.yaml" 2>"$TMP/$name.run.log" &
-		RUN_PID=$!
+		B_RUN_PID=$!
 		# memctl runs before the streamers start, as it would on a host:
 		# its first interval has capped the stream group
 		capped() { [ "$(cat "$g/stream/memory.limit_in_bytes")" -lt $((LIMIT_M << 20)) ]; }
@@ -190,7 +143,7 @@ arm() {
 	for i in $(seq 1 "$n"); do
 		sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$g/stream" "$WL/streamer" --verbose \
 			"$TMP/stream.dat" >"$TMP/$name.s$i" &
-		PIDS="$PIDS $!"
+		B_PIDS="$B_PIDS $!"
 	done
 	# the streamers push WARM_LOOPS files through the parent before the job
 	# is measured, so that every arm starts from the same steady state
@@ -201,8 +154,8 @@ arm() {
 		"$TMP/ws.dat" "$PASSES") || die "$name: ws-reader failed"
 	ref1=$(stat_of "$g/ws" workingset_refault_file)
 	R_MCPU=- R_WRITES=- R_RECL=-
-	if [ -n "$RUN_PID" ]; then
-		R_MCPU=$(cpu_of "$RUN_PID")
+	if [ -n "$B_RUN_PID" ]; then
+		R_MCPU=$(cpu_of "$B_RUN_PID")
 	fi
 	R_OOM=$(oom_kills "$g")
 	stop_jobs
@@ -211,7 +164,7 @@ arm() {
 		R_RECL=$(grep -c ': reclaim ' "$TMP/$name.run.log")
 		[ -z "$LOGS" ] || cp "$TMP/$name.run.log" "$LOGS/memctl-$r.log"
 	fi
-	find "$g" -depth -type d -exec rmdir {} \; || die "$name: cannot remove its groups"
+	rmgroups "$g"
 	R_EL=$(field "$out" elapsed) R_MAJ=$(field "$out" majflt)
 	R_DISK=$(($(field "$out" disk_read) / 4096))
 	R_CPU=$(field "$out" cpu) R_RUNQ=$(field "$out" runq) R_RES=$(field "$out" resident_avg)
@@ -223,9 +176,8 @@ arm() {
 echo "active-set: ws-reader over ${WS_M}M x $PASSES passes (--work $WORK) in a ${LIMIT_M}M parent beside" \
 	"$NSTREAM streamer(s) over a ${STREAM_M}M file; oracle cap ${CAP_M}M; $ROUNDS round(s);" \
 	"$(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
-TSV=${BENCH_RESULTS:+$BENCH_RESULTS/active-set.tsv}
-COLS="round arm elapsed_s x_alone cpu_s runq_s refault_pages reread_pages majflt resident_pct oom_kills memctl_cpu_s limit_writes memctl_reclaims elapsed_minus_runq_s"
-[ -z "$TSV" ] || echo "$COLS" | tr ' ' '\t' >"$TSV" || die "cannot write $TSV"
+tsv_header round arm elapsed_s x_alone cpu_s runq_s refault_pages reread_pages majflt resident_pct \
+	oom_kills memctl_cpu_s limit_writes memctl_reclaims elapsed_minus_runq_s
 printf '%-5s %-8s %8s %7s %6s %6s %8s %8s %6s %5s %3s %6s %6s %6s %7s\n' round arm elapsed "x alone" cpu runq \
 	refaults re-read majflt res% oom "m.cpu" writes recl "-runq"
 read -r -a ARMV <<<"$ARMS"
@@ -249,7 +201,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		printf '%-5s %-8s %7.2fs %6sx %5.2fs %5.2fs %8d %8d %6d %5s %3d %6s %6s %6s %6.2fs\n' "$r" "$a" "${v[0]}" "$x" \
 			"${v[@]:1}"
 		echo "$r $a ${v[0]} $x ${v[*]:1}" >>"$TMP/rows"
-		[ -z "$TSV" ] || echo "$r $a ${v[0]} $x ${v[*]:1}" | tr ' ' '\t' >>"$TSV"
+		tsv_row "$r" "$a" "${v[0]}" "$x" "${v[@]:1}"
 	done
 done
 

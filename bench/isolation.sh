@@ -27,8 +27,7 @@
 # otherwise); groups only below this shell's own memory cgroup, removed at
 # the end; files under a mktemp -d in /var/tmp.
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-. "$ROOT/bench/stats.sh"
+. "$(dirname "$0")/lib.sh"
 
 ROUNDS=10 SECONDS_=15 RATE=100 LIMIT_M=256 WS_M=96 HOG_M=224 HOG_RATE=40 MARGIN_M=16
 ARMS="none oracle oracle2 memctl"
@@ -47,47 +46,12 @@ for v in "$ROUNDS" "$SECONDS_" "$RATE"; do case $v in ''|*[!0-9]*|0) usage ;; es
 for a in $ARMS; do case $a in none|oracle|oracle2|memctl) ;; *) usage ;; esac; done
 CAP_M=$((LIMIT_M - WS_M - MARGIN_M))
 
-MEMCTL=${MEMCTL:-$ROOT/build/release/memctl}
-WL=${WORKLOADS:-$(dirname "$MEMCTL")/tests/workloads}
-die() { echo "isolation: $*" >&2; exit 1; }
-[ "$(id -u)" -eq 0 ] || { echo "isolation: needs root to create cgroups"; exit 77; }
-[ -x "$MEMCTL" ] || die "no memctl at '$MEMCTL' (scripts/setup.sh release, or set MEMCTL)"
-for w in reqloop hog ws-reader resident mkfile; do
-	[ -x "$WL/$w" ] || die "no workload '$WL/$w' (built with memctl, or set WORKLOADS)"
-done
-self=$(grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup | head -n1 | cut -d: -f3)
-[ -n "$self" ] || { echo "isolation: no cgroup v1 memory controller (the v1 mechanism is measured here)"; exit 77; }
-mount=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ {print $2; exit}' /proc/mounts)
-DIR=$mount${self%/}
-[ -w "$DIR" ] || { echo "isolation: cannot create groups in own cgroup $DIR"; exit 77; }
-
-TMP=$(mktemp -d /var/tmp/memctl-isolation.XXXXXX)
-PREFIX=bench-isolation-$$
-export MEMCTL_STATE_DIR=$TMP/state
-mkdir -p "$MEMCTL_STATE_DIR"
-PIDS="" RUN_PID=""
-stop_jobs() {
-	local p
-	for p in $PIDS $RUN_PID; do kill -TERM "$p" 2>/dev/null; done
-	for p in $PIDS $RUN_PID; do
-		wait "$p" 2>/dev/null || while kill -0 "$p" 2>/dev/null; do sleep 0.1; done
-	done
-	PIDS="" RUN_PID=""
-}
-cleanup() {
-	local d
-	stop_jobs
-	for d in "$DIR/$PREFIX"*; do
-		[ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
-	done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-"$WL/mkfile" "$TMP/data" ${WS_M}M >/dev/null || die "cannot write $TMP/data"
+need_workloads reqloop hog ws-reader resident mkfile
+bench_setup_v1 "no cgroup v1 memory controller (the v1 mechanism is measured here)"
+DIR=$T_DIR PREFIX=$T_PREFIX TMP=$T_TMP
+mkfile "$TMP/data" ${WS_M}M
 
 in_group() { sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$@"; }
-wait_until() { local t=$1 i; shift; for i in $(seq 1 "$t"); do "$@" && return 0; sleep 0.1; done; return 1; }
 # nearest-rank percentile $1 (0-100) of the numbers on stdin
 pctl() { sort -g | awk -v p="$1" '{ v[NR] = $1 } END { k = int(p / 100 * NR + 0.999999); if (k < 1) k = 1; if (NR) print v[k] }'; }
 
@@ -115,7 +79,7 @@ YAML
 	in_group "$g/web" "$WL/ws-reader" --work 0 "$TMP/data" 2 >/dev/null || die "$a: warming failed"
 	if [ "$a" = memctl ]; then
 		"$MEMCTL" run "$TMP/$a-$r.yaml" 2>"$TMP/$a-$r.run.log" &
-		RUN_PID=$!
+		B_RUN_PID=$!
 		capped() { [ "$(cat "$g/hog/memory.limit_in_bytes")" -lt $((LIMIT_M << 20)) ]; }
 		wait_until 150 capped || die "$a: memctl run set no cap in 15 s"
 	fi
@@ -124,20 +88,14 @@ YAML
 	# (exec ...): $! is the hog itself, so stop_jobs ends it
 	(exec sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$g/hog" "$WL/hog" ${HOG_M}M "$HOG_RATE") \
 		>/dev/null 2>&1 &
-	PIDS="$PIDS $!"
+	B_PIDS="$B_PIDS $!"
 	disown $!   # its end (an OOM kill, SIGTERM) is no news for this script's output
 	in_group "$g/web" "$WL/reqloop" --seed "$((r + 1000))" "$TMP/data" "$RATE" "$SECONDS_" >"$TMP/hog" ||
 		die "$a: reqloop beside the hog failed"
 	R_OOM=$(cat "$g/memory.oom_control" "$g/hog/memory.oom_control" "$g/web/memory.oom_control" |
 		awk '$1 == "oom_kill" { s += $2 } END { print s + 0 }')
 	stop_jobs
-	# a hog that just exited may still be leaving its group: a few tries
-	for i in $(seq 1 50); do
-		find "$g" -depth -type d -exec rmdir {} \; 2>/dev/null
-		[ -d "$g" ] || break
-		sleep 0.1
-	done
-	[ ! -d "$g" ] || die "$a: cannot remove its groups"
+	rmgroups "$g"
 	base=$(sed -n 's/^sec .* rps=\([0-9]*\).*/\1/p' "$TMP/base" | pctl 50)
 	b95=$(sed -n 's/^total .* p95_us=\([0-9]*\).*/\1/p' "$TMP/base")
 	h95=$(sed -n 's/^total .* p95_us=\([0-9]*\).*/\1/p' "$TMP/hog")
@@ -149,8 +107,7 @@ YAML
 echo "isolation: reqloop at $RATE/s over ${WS_M}M in a ${LIMIT_M}M parent, a hog growing to ${HOG_M}M at" \
 	"$HOG_RATE MB/s beside it, ${SECONDS_}s baseline + ${SECONDS_}s beside the hog; oracle cap ${CAP_M}M;" \
 	"$ROUNDS round(s); $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-TSV=${BENCH_RESULTS:+$BENCH_RESULTS/isolation.tsv}
-[ -z "$TSV" ] || printf 'round\tarm\tbaseline_rps\tisolation_p1_pct\tisolation_p50_pct\tlatency_impact_pct\toom_kills\n' >"$TSV"
+tsv_header round arm baseline_rps isolation_p1_pct isolation_p50_pct latency_impact_pct oom_kills
 printf '%-5s %-8s %8s %8s %8s %10s %4s\n' round arm "base rps" "iso p1" "iso p50" "lat. imp." oom
 read -r -a ARMV <<<"$ARMS"
 for r in $(seq 1 "$ROUNDS"); do
@@ -159,7 +116,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		arm "$a" "$r"
 		printf '%-5s %-8s %8s %7s%% %7s%% %9s%% %4s\n' "$r" "$a" "$R_BASE" "$R_P1" "$R_P50" "$R_LAT" "$R_OOM"
 		echo "$r $a $R_BASE $R_P1 $R_P50 $R_LAT $R_OOM" >>"$TMP/rows"
-		[ -z "$TSV" ] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$a" "$R_BASE" "$R_P1" "$R_P50" "$R_LAT" "$R_OOM" >>"$TSV"
+		tsv_row "$r" "$a" "$R_BASE" "$R_P1" "$R_P50" "$R_LAT" "$R_OOM"
 	done
 done
 

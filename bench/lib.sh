@@ -14,7 +14,18 @@
 #   tsv_header COL... / tsv_row VAL...   write the results file
 #   table       print the results file as an aligned table
 #   mkgroups DIR N   create N child groups g00001... in DIR (made if missing)
-#   rmgroups DIR     remove DIR and everything below it, deepest first
+#   rmgroups DIR     remove DIR and everything below it, deepest first (for
+#               up to 5 s: a job that just ended may still be leaving it)
+#   bench_setup_v1 WHY   for benchmarks that run workloads in groups: root,
+#               a v1 memory controller (else skip, saying WHY), a scratch
+#               directory T_TMP in /var/tmp (on disk: page cache on tmpfs
+#               cannot be reclaimed without swap), and an EXIT trap that ends
+#               the jobs, then removes the groups and the files
+#   B_PIDS, B_RUN_PID    the jobs started (workloads; memctl run), which
+#               stop_jobs ends (SIGTERM) and waits for
+#   WL, need_workloads W..., mkfile PATH SIZE   the workload programs
+#   wait_until TRIES CMD...  runs CMD every 0.1 s until it succeeds (false
+#               after TRIES tries)
 #   wall        seconds since the epoch, with nanoseconds
 #   ratio A B   A / B, two decimals;  median  of the numbers on stdin
 #   stats_summary, stats_mwu   medians with quartiles, the rank test
@@ -47,7 +58,51 @@ table() { column -t -s $'\t' "$B_TSV"; }
 mkgroups() {
 	mkdir -p "$1" && (cd "$1" && seq -f 'g%05g' 1 "$2" | xargs mkdir) || die "cannot create groups in $1"
 }
-rmgroups() { [ ! -d "$1" ] || find "$1" -depth -type d -exec rmdir {} + || die "cannot remove $1"; }
+rmgroups() {
+	local i
+	for i in $(seq 1 50); do
+		[ -d "$1" ] || return 0
+		find "$1" -depth -type d -exec rmdir {} + 2>/dev/null
+		[ -d "$1" ] && sleep 0.1
+	done
+	[ ! -d "$1" ] || die "cannot remove $1"
+}
+
+WL=${WORKLOADS:-$(dirname "$MEMCTL")/tests/workloads}
+need_workloads() {
+	local w
+	for w; do [ -x "$WL/$w" ] || die "no workload '$WL/$w' (built with memctl, or set WORKLOADS)"; done
+}
+mkfile() { "$WL/mkfile" "$1" "$2" > /dev/null || die "cannot write $1"; }
+
+wait_until() {
+	local tries=$1 i
+	shift
+	for i in $(seq 1 "$tries"); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+
+B_PIDS="" B_RUN_PID=""
+stop_jobs() {
+	local p
+	for p in $B_PIDS; do kill -TERM "$p" 2>/dev/null; done
+	# a disowned job cannot be waited for: watch it go
+	for p in $B_PIDS; do wait "$p" 2>/dev/null || while kill -0 "$p" 2>/dev/null; do sleep 0.1; done; done
+	if [ -n "$B_RUN_PID" ]; then
+		kill -TERM "$B_RUN_PID" 2>/dev/null
+		wait "$B_RUN_PID" 2>/dev/null
+	fi
+	B_PIDS="" B_RUN_PID=""
+}
+bench_cleanup() { stop_jobs; cleanup; }
+bench_setup_v1() {
+	prereq_root
+	prereq_memcg
+	[ "$T_VERSION" = 1 ] || skip "$1"
+	T_TMP=$(disk_tmpdir) || die "no scratch directory on disk in /var/tmp (or it is tmpfs)"
+	trap bench_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
 
 wall() { date +%s.%N; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }

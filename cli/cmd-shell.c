@@ -28,6 +28,7 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
+#include "buf.h"
 #include "cmd.h"
 #include "columns.h"
 #include "subtree.h"
@@ -160,7 +161,7 @@ static int run_line(struct mc_ctx *ctx, const char *line, bool *ret_quit, bool *
 /* --- completion --- */
 
 static char **words;        /* candidates of the current completion */
-static size_t n_words;
+static size_t n_words, cap_words;
 
 static void words_clear(void)
 {
@@ -168,16 +169,14 @@ static void words_clear(void)
 		free(words[i]);
 	free(words);
 	words = NULL;
-	n_words = 0;
+	n_words = cap_words = 0;
 }
 
+/* Out of memory, a candidate is not offered: completion is a convenience, the line still works. */
 static void words_add(const char *w)
 {
-	char **v = realloc(words, (n_words + 1) * sizeof(*v));
-
-	if (!v)
+	if (mc_array_reserve(&words, &cap_words, n_words + 1, sizeof(*words)) < 0)
 		return;
-	words = v;
 	if ((words[n_words] = strdup(w)))
 		n_words++;
 }

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "escape.h"
 #include "file.h"
+#include "when.h"
 
 int mc_read_input(const struct mc_ctx *ctx, const char *what, const char *path, size_t max,
 		  char **ret_buf, size_t *ret_len)
@@ -115,4 +117,24 @@ int mc_resolve_group(struct mc_ctx *ctx, const char *arg, char **ret)
 		return r == -ENOMEM ? MC_EXIT_HOST : MC_EXIT_INVALID;
 	}
 	return 0;
+}
+
+int mc_time_opt(const char *opt, const char *text, int64_t now_ns, int64_t *ret_ns)
+{
+	struct mc_when_error e = { 0 };
+	char *t, *at;
+	int r = mc_when_parse(text, now_ns, now_ns, ret_ns, &e);
+
+	if (r == 0)
+		return 0;
+	/* the operator's text, shown on a terminal: escaped */
+	t = mc_esc_text_dup(text);
+	at = mc_esc_text_dup(text + (e.at <= strlen(text) ? e.at : 0));
+	if (at && *at && e.at > 0)
+		mc_err("invalid time '%s' for %s: %s (at '%s')", t ? t : "?", opt, e.why, at);
+	else
+		mc_err("invalid time '%s' for %s: %s", t ? t : "?", opt, e.why);
+	free(t);
+	free(at);
+	return MC_EXIT_INVALID;
 }

@@ -609,16 +609,9 @@ static bool read_entries(struct conv *c, struct entries *e, bool need_one, const
 				     what);
 			return false;
 		}
-		if (e->n == e->cap) {
-			size_t cap = e->cap ? e->cap * 2 : 8;
-			struct entry *v = realloc(e->v, cap * sizeof(*v));
-
-			if (!v) {
-				c->nomem = c->failed = true;
-				return false;
-			}
-			e->v = v;
-			e->cap = cap;
+		if (mc_array_reserve(&e->v, &e->cap, e->n + 1, sizeof(*e->v)) < 0) {
+			c->nomem = c->failed = true;
+			return false;
 		}
 		e->v[e->n++] = en;
 	}
@@ -717,15 +710,9 @@ static struct node *child(struct conv *c, struct node *parent, const char *name)
 	slot = index_slot(c, parent, name);
 	if (*slot)
 		return *slot;
-	if (parent->n_kids == parent->cap_kids) {
-		size_t cap = parent->cap_kids ? parent->cap_kids * 2 : 4;
-		struct node **kids = realloc(parent->kids, cap * sizeof(*kids));
-
-		if (!kids)
-			goto nomem;
-		parent->kids = kids;
-		parent->cap_kids = cap;
-	}
+	if (mc_array_reserve(&parent->kids, &parent->cap_kids, parent->n_kids + 1,
+			     sizeof(*parent->kids)) < 0)
+		goto nomem;
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		goto nomem;

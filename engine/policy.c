@@ -96,6 +96,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "policy.h"
 #include "units.h"
 
@@ -184,7 +185,6 @@ struct build {
 	struct node *n;
 	size_t len, cap;
 	struct mc_decisions d;
-	size_t set_cap, reclaim_cap, notes_cap;
 };
 
 /* ---- strings ---- */
@@ -311,15 +311,8 @@ static int state_get(struct mc_policy *pol, const char *path, size_t *ret)
 	size_t i = state_find(pol, path);
 
 	if (i == NO_NODE) {
-		if (pol->n == pol->cap) {
-			size_t ncap = pol->cap ? pol->cap * 2 : 16;
-			struct gstate *v = realloc(pol->g, ncap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			pol->g = v;
-			pol->cap = ncap;
-		}
+		if (mc_array_reserve(&pol->g, &pol->cap, pol->n + 1, sizeof(*pol->g)) < 0)
+			return -ENOMEM;
 		memset(&pol->g[pol->n], 0, sizeof(pol->g[pol->n]));
 		pol->g[pol->n].path = strdup(path);
 		if (!pol->g[pol->n].path)
@@ -363,22 +356,6 @@ void mc_decisions_free(struct mc_decisions *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	void *nv;
-	size_t ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 8;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 /* Takes ownership of reason (NULL: out of memory). */
 static int push_setting(struct build *b, const char *group, const char *policy, enum mc_knob k,
 			uint64_t v, char *reason)
@@ -390,7 +367,7 @@ static int push_setting(struct build *b, const char *group, const char *policy, 
 	/* one unit for the reason and the old -> new a log line shows beside it */
 	reason = mc_units_resolve(reason, shown, 2, NULL);
 	st.reason = reason;
-	if (!reason || grow((void **)&b->d.set, &b->set_cap, b->d.n_set, sizeof(st)) < 0 ||
+	if (!reason || mc_array_reserve(&b->d.set, &b->d.cap_set, b->d.n_set + 1, sizeof(st)) < 0 ||
 	    !(st.group = strdup(group))) {
 		free(reason);
 		return -ENOMEM;
@@ -410,7 +387,7 @@ static int push_reclaim(struct build *b, const char *group, uint64_t bytes, uint
 	reason = mc_units_resolve(reason, &bytes, 1, NULL);
 	rc.reason = reason;
 	if (!reason ||
-	    grow((void **)&b->d.reclaim, &b->reclaim_cap, b->d.n_reclaim, sizeof(rc)) < 0 ||
+	    mc_array_reserve(&b->d.reclaim, &b->d.cap_reclaim, b->d.n_reclaim + 1, sizeof(rc)) < 0 ||
 	    !(rc.group = strdup(group))) {
 		free(reason);
 		free(node_bytes);
@@ -422,26 +399,17 @@ static int push_reclaim(struct build *b, const char *group, uint64_t bytes, uint
 
 int mc_decisions_add_note(struct mc_decisions *d, char *note)
 {
-	char **v = note ? realloc(d->notes, (d->n_notes + 1) * sizeof(*v)) : NULL;
-
-	if (!v) {
+	if (!note || mc_array_reserve(&d->notes, &d->cap_notes, d->n_notes + 1, sizeof(note)) < 0) {
 		free(note);
 		return -ENOMEM;
 	}
-	d->notes = v;
 	d->notes[d->n_notes++] = note;
 	return 0;
 }
 
 static int push_note(struct build *b, char *note)
 {
-	note = mc_units_resolve(note, NULL, 0, NULL);
-	if (!note || grow((void **)&b->d.notes, &b->notes_cap, b->d.n_notes, sizeof(note)) < 0) {
-		free(note);
-		return -ENOMEM;
-	}
-	b->d.notes[b->d.n_notes++] = note;
-	return 0;
+	return mc_decisions_add_note(&b->d, mc_units_resolve(note, NULL, 0, NULL));
 }
 
 /* ---- reading the snapshot ---- */
@@ -486,7 +454,7 @@ static uint64_t max64(uint64_t a, uint64_t b)
 
 static int node_add(struct build *b, struct node **ret)
 {
-	if (grow((void **)&b->n, &b->cap, b->len, sizeof(*b->n)) < 0)
+	if (mc_array_reserve(&b->n, &b->cap, b->len + 1, sizeof(*b->n)) < 0)
 		return -ENOMEM;
 	*ret = &b->n[b->len++];
 	memset(*ret, 0, sizeof(**ret));

@@ -82,6 +82,7 @@ struct mc_decisions {
 	 * ("NUMA split computed but memory.reclaim has no nodes= here"). */
 	char **notes;
 	size_t n_notes;
+	size_t cap_set, cap_reclaim, cap_notes;  /* allocated lengths of the three arrays */
 };
 
 struct mc_policy;

@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <yaml.h>
 
+#include "buf.h"
 #include "profile.h"
 
 /*
@@ -98,7 +99,7 @@ struct ctx {
 	struct node *nodes;
 	size_t n_nodes;
 	struct anchor *anchors;
-	size_t n_anchors;
+	size_t n_anchors, cap_anchors;
 	size_t visited;
 	size_t walked_bytes;   /* text looked at by the walk, through aliases too */
 	bool expanded;         /* an alias was followed */
@@ -285,7 +286,7 @@ static void tree_free(struct ctx *c)
 		free(c->anchors[i].name);
 	free(c->anchors);
 	c->anchors = NULL;
-	c->n_anchors = 0;
+	c->n_anchors = c->cap_anchors = 0;
 }
 
 struct builder {
@@ -304,14 +305,14 @@ static int anchor_add(struct ctx *c, const char *name, struct node *n)
 		perr(c, n->pos, NULL, "more than %d anchors", PROFILE_MAX_ANCHORS);
 		return -EINVAL;
 	}
-	v = realloc(c->anchors, (c->n_anchors + 1) * sizeof(*v));
-	if (!v)
+	if (mc_array_reserve(&c->anchors, &c->cap_anchors, c->n_anchors + 1, sizeof(*c->anchors)) < 0)
 		return -ENOMEM;
-	c->anchors = v;
-	v[c->n_anchors].name = strdup(name);
-	if (!v[c->n_anchors].name)
+	v = &c->anchors[c->n_anchors];
+	v->name = strdup(name);
+	if (!v->name)
 		return -ENOMEM;
-	v[c->n_anchors++].node = n;
+	v->node = n;
+	c->n_anchors++;
 	return 0;
 }
 
@@ -333,15 +334,9 @@ static int attach(struct builder *b, struct node *n)
 		return 0;
 	}
 	parent = b->stack[b->depth - 1];
-	if (parent->n_kids == parent->cap_kids) {
-		size_t cap = parent->cap_kids ? parent->cap_kids * 2 : 4;
-		struct node **v = realloc(parent->kids, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		parent->kids = v;
-		parent->cap_kids = cap;
-	}
+	if (mc_array_reserve(&parent->kids, &parent->cap_kids, parent->n_kids + 1,
+			     sizeof(*parent->kids)) < 0)
+		return -ENOMEM;
 	parent->kids[parent->n_kids++] = n;
 	return 0;
 }

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "size.h"
 #include "snapshot.h"
 
@@ -33,21 +34,12 @@ const struct mc_group_snap *mc_snapshot_find(const struct mc_snapshot *s, const 
 
 int mc_kvs_reserve(struct mc_kvs *kv, size_t n)
 {
-	struct mc_kv *v;
-
-	if (n <= kv->cap)
-		return 0;
-	v = realloc(kv->v, n * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	kv->v = v;
-	kv->cap = n;
-	return 0;
+	return mc_array_reserve(&kv->v, &kv->cap, n, sizeof(*kv->v));
 }
 
 static int kvs_room(struct mc_kvs *kv)
 {
-	return kv->n < kv->cap ? 0 : mc_kvs_reserve(kv, kv->cap ? kv->cap * 2 : 16);
+	return mc_kvs_reserve(kv, kv->n + 1);
 }
 
 int mc_kvs_add(struct mc_kvs *kv, const char *key, size_t keylen, uint64_t val)
@@ -341,25 +333,27 @@ static void numa_free(struct mc_kvs *nodes, size_t n)
 	free(nodes);
 }
 
-/* Makes room for node index idx, zeroing new entries (nodes may be sparse). */
-static int numa_grow(struct mc_kvs **nodes, size_t *n, size_t idx)
-{
+/* The nodes of one numa_stat being parsed: n in use (the highest index + 1), cap allocated. */
+struct numa_nodes {
 	struct mc_kvs *v;
+	size_t n, cap;
+};
 
-	if (idx < *n)
+/* Makes room for node index idx, zeroing new entries (nodes may be sparse). */
+static int numa_grow(struct numa_nodes *nn, size_t idx)
+{
+	if (idx < nn->n)
 		return 0;
-	v = realloc(*nodes, (idx + 1) * sizeof(*v));
-	if (!v)
+	if (mc_array_reserve(&nn->v, &nn->cap, idx + 1, sizeof(*nn->v)) < 0)
 		return -ENOMEM;
-	memset(v + *n, 0, (idx + 1 - *n) * sizeof(*v));
-	*nodes = v;
-	*n = idx + 1;
+	memset(nn->v + nn->n, 0, (idx + 1 - nn->n) * sizeof(*nn->v));
+	nn->n = idx + 1;
 	return 0;
 }
 
 /* One numa_stat line: "field N0=v N1=v" (v2) or "field=total N0=v ..." (v1). */
 static int parse_numa_line(const char *line, size_t ll, uint64_t mult,
-			   const struct mc_key_map *map, struct mc_kvs **nodes, size_t *n)
+			   const struct mc_key_map *map, struct numa_nodes *nn)
 {
 	const char *tok, *key, *eq, *name;
 	size_t tl, kl, lp = 0;
@@ -397,11 +391,11 @@ static int parse_numa_line(const char *line, size_t ll, uint64_t mult,
 			return -EINVAL;
 		if (!name && !copy)
 			continue;   /* checked, left out */
-		r = numa_grow(nodes, n, (size_t)idx);
+		r = numa_grow(nn, (size_t)idx);
 		if (r < 0)
 			return r;
-		r = copy ? mc_kvs_add(&(*nodes)[idx], key, kl, v)
-			 : mc_kvs_add_borrowed(&(*nodes)[idx], name, v);
+		r = copy ? mc_kvs_add(&nn->v[idx], key, kl, v)
+			 : mc_kvs_add_borrowed(&nn->v[idx], name, v);
 		if (r < 0)
 			return r;
 	}
@@ -417,9 +411,9 @@ int mc_parse_numa_stat(const char *buf, size_t len, uint64_t page_size, bool v1,
 int mc_parse_numa_stat_map(const char *buf, size_t len, uint64_t page_size, bool v1,
 			   const struct mc_key_map *map, struct mc_kvs **ret, size_t *ret_n)
 {
-	struct mc_kvs *nodes = NULL;
+	struct numa_nodes nn = { 0 };
 	uint64_t mult = v1 ? page_size : 1;
-	size_t n = 0, pos = 0;
+	size_t pos = 0;
 
 	if (v1 && page_size == 0)
 		return -EINVAL;
@@ -429,14 +423,14 @@ int mc_parse_numa_stat_map(const char *buf, size_t len, uint64_t page_size, bool
 		int r;
 
 		next_line(buf, len, &pos, &line, &ll);
-		r = parse_numa_line(line, ll, mult, map, &nodes, &n);
+		r = parse_numa_line(line, ll, mult, map, &nn);
 		if (r < 0) {
-			numa_free(nodes, n);
+			numa_free(nn.v, nn.n);
 			return r;
 		}
 	}
-	*ret = nodes;
-	*ret_n = n;
+	*ret = nn.v;
+	*ret_n = nn.n;
 	return 0;
 }
 

@@ -69,7 +69,7 @@ struct mc_snapshot {
 	size_t n;
 	/* what the front ends must say: one line per group with files that did not parse */
 	char **notes;
-	size_t n_notes;
+	size_t n_notes, cap_notes;
 };
 
 /* Finds a group by path relative to the parent; NULL when absent. */

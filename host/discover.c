@@ -11,6 +11,8 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "buf.h"
+#include "file.h"
 #include "host-internal.h"
 #include "proc-read.h"
 
@@ -98,56 +100,16 @@ static void libcgroup_quiet(void *userdata, int level, const char *fmt, va_list 
  */
 static int read_small_file(const char *path, char **ret, size_t *ret_len)
 {
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	int fd, r = 0;
+	size_t len;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
 
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(buf);
+	if (fd < 0)
 		return -errno;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= cap) {
-			char *nb;
-
-			if (cap >= (16u << 20)) {
-				r = -EFBIG;
-				break;
-			}
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				r = -ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
+	r = mc_file_read_fd(fd, 16u << 20, ret, &len);
 	close(fd);
-	if (r < 0) {
-		free(buf);
-		return r;
-	}
-	buf[len] = '\0';
-	*ret = buf;
-	if (ret_len)
+	if (r == 0 && ret_len)
 		*ret_len = len;
-	return 0;
+	return r;
 }
 
 /* Undoes mountinfo's octal escapes ("\040" for a space) in place. */
@@ -234,16 +196,9 @@ static int read_cgroup_mounts(const char *memory_mount, struct mc_mount **ret,
 
 		if (!mountinfo_cgroup_line(line, &root, &point, &type, &super))
 			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct mc_mount *nm = realloc(m, nc * sizeof(*nm));
-
-			if (!nm) {
-				r = -ENOMEM;
-				goto fail;
-			}
-			m = nm;
-			cap = nc;
+		if (mc_array_reserve(&m, &cap, n + 1, sizeof(*m)) < 0) {
+			r = -ENOMEM;
+			goto fail;
 		}
 		m[n].path = strdup(point);
 		m[n].type = strdup(type);

@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "file.h"
 
 #define READ_TRIES 5
@@ -187,25 +188,20 @@ int mc_file_read(const char *path, const struct mc_read_opts *o, char **ret_buf,
 
 int mc_file_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len)
 {
-	size_t len = 0, cap = 65536;
+	size_t len = 0, cap = 0;
 	char *buf = NULL;
 	int r = 0;
 
 	while (r == 0) {
-		char *b;
-
 		if (len > max) {
 			free(buf);
 			return -EFBIG;
 		}
-		b = realloc(buf, cap);
-		if (!b) {
+		if (mc_array_reserve(&buf, &cap, cap ? cap * 2 : 65536, 1) < 0) {
 			free(buf);
 			return -ENOMEM;
 		}
-		buf = b;
 		r = read_into(fd, buf, cap - 1, &len);
-		cap *= 2;
 	}
 	if (r < 0 || len > max) {
 		free(buf);

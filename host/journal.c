@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "host-internal.h"
 #include "journal.h"
 #include "size.h"
@@ -377,15 +378,8 @@ int mc_journal_add(struct mc_journal *j, const struct mc_jrec *rec)
 {
 	struct mc_jrec copy = *rec;
 
-	if (j->n == j->cap) {
-		size_t cap = j->cap ? j->cap * 2 : 16;
-		struct mc_jrec *v = realloc(j->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		j->v = v;
-		j->cap = cap;
-	}
+	if (mc_array_reserve(&j->v, &j->cap, j->n + 1, sizeof(*j->v)) < 0)
+		return -ENOMEM;
 	copy.path = strdup(rec->path);
 	if (!copy.path)
 		return -ENOMEM;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "host-internal.h"
 #include "state.h"
 
@@ -424,28 +425,21 @@ out:
 /* Reads all of the checked file open at fd (at most MC_JOURNAL_MAX bytes). */
 static int read_all(int fd, char **ret, size_t *ret_len)
 {
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
+	size_t cap = 0, len = 0;
+	char *buf = NULL;
 
-	if (!buf)
-		return -ENOMEM;
 	for (;;) {
 		ssize_t n;
 
 		if (len == cap) {
-			char *nb;
-
 			if (cap > MC_JOURNAL_MAX) {
 				free(buf);
 				return -EFBIG;
 			}
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
+			if (mc_array_reserve(&buf, &cap, cap ? cap * 2 : 4096, 1) < 0) {
 				free(buf);
 				return -ENOMEM;
 			}
-			buf = nb;
-			cap *= 2;
 		}
 		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
@@ -523,7 +517,7 @@ static int cmp_names(const void *a, const void *b)
 static int list_journals(int dirfd, char ***ret, size_t *ret_n)
 {
 	char **names = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	struct dirent *de;
 	int fd = dup(dirfd), r = 0;
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
@@ -536,17 +530,13 @@ static int list_journals(int dirfd, char ***ret, size_t *ret_n)
 	}
 	rewinddir(d);
 	while ((de = readdir(d))) {
-		char **nv;
-
 		if (!is_journal_name(de->d_name))
 			continue;
-		nv = realloc(names, (n + 1) * sizeof(*nv));
-		if (!nv || !(nv[n] = strdup(de->d_name))) {
-			names = nv ? nv : names;
+		if (mc_array_reserve(&names, &cap, n + 1, sizeof(*names)) < 0 ||
+		    !(names[n] = strdup(de->d_name))) {
 			r = -ENOMEM;
 			break;
 		}
-		names = nv;
 		n++;
 	}
 	closedir(d);

@@ -51,6 +51,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "host-internal.h"
 #include "subtree.h"
 
@@ -106,7 +107,7 @@ struct mc_subtree {
 	struct sub_grp **v;     /* entries, preorder */
 	struct mc_subtree_entry *e;
 	size_t n;
-	size_t cap;
+	size_t cap_v, cap_e;
 	uint64_t limit;
 	int inotify;            /* -1: none */
 	bool pending;           /* a group was marked dirty or stale since the last walk */
@@ -273,15 +274,8 @@ static int kid_cmp(const void *a, const void *b)
 
 static int kid_add(struct sub_kid **k, size_t *n, size_t *cap, const char *name, ino_t ino)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		struct sub_kid *nk = realloc(*k, nc * sizeof(*nk));
-
-		if (!nk)
-			return -ENOMEM;
-		*k = nk;
-		*cap = nc;
-	}
+	if (mc_array_reserve(k, cap, *n + 1, sizeof(**k)) < 0)
+		return -ENOMEM;
 	(*k)[*n].name = strdup(name);
 	if (!(*k)[*n].name)
 		return -ENOMEM;
@@ -299,14 +293,8 @@ static int list_dir(struct mc_subtree *t, int dfd, struct sub_kid **ret, size_t 
 	size_t n = 0, cap = 0;
 	ssize_t got;
 
-	if (b->cap < 32768) {
-		char *p = realloc(b->p, 32768);
-
-		if (!p)
-			return -ENOMEM;
-		b->p = p;
-		b->cap = 32768;
-	}
+	if (mc_array_reserve(&b->p, &b->cap, 32768, 1) < 0)
+		return -ENOMEM;
 	if (lseek(dfd, 0, SEEK_SET) < 0)
 		return -errno;
 	while ((got = getdents64(dfd, b->p, b->cap)) > 0) {
@@ -463,16 +451,9 @@ static bool drain_events(struct mc_subtree *t)
 			}
 			if (all)
 				continue;
-			if (n == cap) {
-				size_t nc = cap ? cap * 2 : 32;
-				int *nw = realloc(wds, nc * sizeof(*nw));
-
-				if (!nw) {
-					all = true;   /* cannot tell which: list them all */
-					continue;
-				}
-				wds = nw;
-				cap = nc;
+			if (mc_array_reserve(&wds, &cap, n + 1, sizeof(*wds)) < 0) {
+				all = true;   /* cannot tell which: list them all */
+				continue;
 			}
 			/* a watch the kernel removed (its directory went): negated */
 			wds[n++] = ev->mask & IN_IGNORED ? -ev->wd : ev->wd;
@@ -557,19 +538,9 @@ static int rebuild_entries(struct mc_subtree *t)
 {
 	size_t n = count_groups(t->root);
 
-	if (n > t->cap) {
-		struct sub_grp **v = realloc(t->v, n * sizeof(*v));
-		struct mc_subtree_entry *e;
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		e = realloc(t->e, n * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		t->e = e;
-		t->cap = n;
-	}
+	if (mc_array_reserve(&t->v, &t->cap_v, n, sizeof(*t->v)) < 0 ||
+	    mc_array_reserve(&t->e, &t->cap_e, n, sizeof(*t->e)) < 0)
+		return -ENOMEM;
 	t->n = 0;
 	fill_entries(t, t->root, 0, (size_t)-1);
 	return 0;
@@ -1046,15 +1017,8 @@ static const char *key_cached(void *arg, const char *key, size_t len, bool *copy
 	if (len >= sizeof(k->key))
 		return to;   /* longer than any kernel key: not kept */
 	if (!k) {
-		if (c->n == c->cap) {
-			size_t cap = c->cap * 2 + 16;
-			struct key_slot *v = realloc(c->v, cap * sizeof(*v));
-
-			if (!v)
-				return to;   /* not kept: looked up again next time */
-			c->v = v;
-			c->cap = cap;
-		}
+		if (mc_array_reserve(&c->v, &c->cap, c->n + 1, sizeof(*c->v)) < 0)
+			return to;   /* not kept: looked up again next time */
 		k = &c->v[c->n++];
 	}
 	memcpy(k->key, key, len);
@@ -1324,7 +1288,7 @@ static int snap_group(struct mc_subtree *t, size_t i, struct mc_group_snap *gs, 
 /* A note naming the files of gs that did not parse. */
 static int snap_note_bad(struct mc_host *h, struct mc_snapshot *s, const struct mc_group_snap *gs)
 {
-	char *files = NULL, *note = NULL, **v;
+	char *files = NULL, *note = NULL;
 	int r = mc_host_bad_files(h, gs->bad, &files);
 
 	if (r == 0 && asprintf(&note, "'%s%s%s': %s did not parse; taken as unknown", s->parent,
@@ -1334,12 +1298,10 @@ static int snap_note_bad(struct mc_host *h, struct mc_snapshot *s, const struct 
 	free(files);
 	if (r < 0)
 		return r;
-	v = realloc(s->notes, (s->n_notes + 1) * sizeof(*v));
-	if (!v) {
+	if (mc_array_reserve(&s->notes, &s->cap_notes, s->n_notes + 1, sizeof(*s->notes)) < 0) {
 		free(note);
 		return -ENOMEM;
 	}
-	s->notes = v;
 	s->notes[s->n_notes++] = note;
 	return 0;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/check-layering.sh on scratch trees: a clean one passes; an include
 # of a higher layer, an include of a layer the file's own rule does not
-# list, and two objects that call each other each fail with a message.
+# list, two objects that call each other and two tied by a global each fail
+# with a message; a command entry listed in the command table does not.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
@@ -41,6 +42,22 @@ printf '#include "e.h"\nint e2(void);\nint h(void) { return e2(); }\n' > "$work/
 printf '%s\n' '```layers' 'engine : host' 'host : engine' '```' > "$work/cycle/docs/ARCHITECTURE.md"
 objects "$work/cycle"
 check 1 "two files calling each other fail" "$work/cycle" "cycle: engine/e.c uses h of host/h.c and host/h.c uses e2 of engine/e.c"
+
+# a global variable ties two files as a call does
+tree "$work/data"
+printf '#include "h.h"\nint e_count;\nint e(void) { return h(); }\n' > "$work/data/engine/e.c"
+printf '#include "e.h"\nextern int e_count;\nint h(void) { return e_count++; }\n' > "$work/data/host/h.c"
+printf '%s\n' '```layers' 'engine : host' 'host : engine' '```' > "$work/data/docs/ARCHITECTURE.md"
+objects "$work/data"
+check 1 "two files tied by a global and a call fail" "$work/data" "cycle: engine/e.c uses h of host/h.c and host/h.c uses e_count of engine/e.c"
+
+# a command's entry listed in the command table is registration, not a cycle
+tree "$work/table"
+printf 'struct c { int (*f)(void); };\nextern const struct c cmd_x_entry;\nextern const struct c *const table[];\nint e(void);\n' > "$work/table/engine/e.h"
+printf '#include "e.h"\nconst struct c *const table[] = { &cmd_x_entry, 0 };\nint e(void) { return 1; }\n' > "$work/table/engine/e.c"
+printf '#include "e.h"\nstatic int x(void) { return table[0] != 0; }\nconst struct c cmd_x_entry = { x };\nint h(void) { return e(); }\n' > "$work/table/host/h.c"
+objects "$work/table"
+check 0 "a command entry in the command table is no cycle" "$work/table"
 
 tree "$work/nodoc"; objects "$work/nodoc"; rm "$work/nodoc/docs/ARCHITECTURE.md"
 check 2 "no layers block is an error" "$work/nodoc"

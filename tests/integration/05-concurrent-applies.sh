@@ -7,21 +7,8 @@ prereq_memcg
 prereq_fault_injection
 
 T_TMP=$(mktemp -d)
-cat > "$T_TMP/a.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $T_PREFIX-g:
-    max: 200M
-    soft_limit: 100M
-YAML
-cat > "$T_TMP/b.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $T_PREFIX-g:
-    max: 300M
-YAML
+one_group_profile "$T_TMP/a.yaml" max=200M soft_limit=100M
+one_group_profile "$T_TMP/b.yaml" max=300M
 
 # A stops itself after its first write, holding the lock.
 MEMCTL_STOP_AFTER_WRITE=1 "$MEMCTL" -q apply "$T_TMP/a.yaml" &

@@ -6,17 +6,8 @@ prereq_root
 prereq_memcg
 
 T_TMP=$(mktemp -d)
-good() {
-	cat > "$1" <<YAML
-version: 1
-parent: self
-groups:
-  $T_PREFIX-g:
-    max: 64M
-YAML
-}
 
-good "$T_TMP/p.yaml"
+one_group_profile "$T_TMP/p.yaml"
 chmod 0666 "$T_TMP/p.yaml"
 err=$(mc apply "$T_TMP/p.yaml" 2>&1); rc=$?
 check_rc $rc 2 "world-writable profile refused"
@@ -33,7 +24,7 @@ check_rc $rc 2 "profile owned by another user refused"
 echo "$err" | grep -q "owned by uid 65534" && pass "names the owner" || fail "message: $err"
 chown 0 "$T_TMP/p.yaml"
 mkdir "$T_TMP/open"; chmod 0777 "$T_TMP/open"
-good "$T_TMP/open/p.yaml"
+one_group_profile "$T_TMP/open/p.yaml"
 err=$(mc check "$T_TMP/open/p.yaml" 2>&1); rc=$?
 check_rc $rc 2 "profile in a world-writable directory without sticky bit refused"
 echo "$err" | grep -q "without the sticky bit" && pass "says why" || fail "message: $err"
@@ -67,13 +58,22 @@ check_eq "$(cat "$T_TMP/outside/memory.max")" max "the file behind the symlink i
 
 # The state directory is created private.
 S=$T_TMP/newstate
-good "$T_TMP/p2.yaml"
+one_group_profile "$T_TMP/p2.yaml"
 MEMCTL_STATE_DIR=$S mc -q apply "$T_TMP/p2.yaml"
 check_rc $? 0 "apply with a new state directory"
 check_eq "$(stat -c %a "$S")" 700 "state directory created with mode 0700"
 
-# No shell, no program is ever started with profile content.
-imports=$(nm -D --undefined-only "$MEMCTL" 2>/dev/null | awk '{print $2}' | sed 's/@.*//' |
-	grep -E '^(system|popen|execl|execlp|execle|execv|execve|execvp|execvpe|posix_spawn|posix_spawnp|fork|vfork)$')
-check_eq "$imports" "" "memctl imports no exec, spawn, fork, system or popen"
+# No shell, no program is ever started with profile content: the one exec
+# is memctl exec's, of the command its operator names, in cli/cmd-exec.c.
+# (The QEMU guest has neither nm nor the C sources: checked on the build host.)
+if command -v nm >/dev/null && [ -d "$SRC/cli" ]; then
+	imports=$(nm -D --undefined-only "$MEMCTL" 2>/dev/null | awk '{print $2}' | sed 's/@.*//' |
+		grep -E '^(system|popen|execl|execlp|execle|execv|execve|execvp|execvpe|posix_spawn|posix_spawnp|fork|vfork)$')
+	check_eq "$imports" "execvp" "memctl imports no spawn, fork, system or popen, and one exec"
+	callers=$(grep -rlE '\b(system|popen|exec[lv]p?e?|posix_spawnp?|v?fork) *\(' "$SRC"/engine "$SRC"/host \
+		"$SRC"/view "$SRC"/tui "$SRC"/util "$SRC"/cli | sed "s|^$SRC/||" | sort | tr '\n' ' ')
+	check_eq "$callers" "cli/cmd-exec.c " "only memctl exec calls exec"
+else
+	echo "# no nm or no C sources on this host: the exec imports are checked where memctl is built"
+fi
 summary

@@ -248,7 +248,10 @@ keys q
 tm kill-session -t top
 # --- host pressure, the daemon's decisions, simulated only without it ---
 R=$T_PREFIX-run
-WSF=$(disk_tmpdir 2>/dev/null || echo "$T_TMP")/ws.dat
+# its own directory on disk (or T_TMP), removed at exit with the rest
+WSD=$(disk_tmpdir 2>/dev/null) || WSD=$T_TMP
+WSF=$WSD/ws.dat
+trap '[ "$WSD" = "$T_TMP" ] || rm -rf "$WSD"; tm kill-server 2> /dev/null; cleanup' EXIT
 head -c 24M /dev/urandom > "$WSF"
 cat > "$T_TMP/run.yaml" <<YAML
 version: 1
@@ -270,7 +273,7 @@ sh -c "echo \$\$ > '$T_DIR/$R/ws/cgroup.procs'; exec sh -c 'cat \"$WSF\" > /dev/
 WS_PID=$!
 "$MEMCTL" run "$T_TMP/run.yaml" 2> "$T_TMP/run.log" &
 RUN_PID=$!
-trap 'kill $WS_PID $RUN_PID 2>/dev/null; tm kill-server 2> /dev/null; cleanup' EXIT
+trap 'kill $WS_PID $RUN_PID 2>/dev/null; [ "$WSD" = "$T_TMP" ] || rm -rf "$WSD"; tm kill-server 2> /dev/null; cleanup' EXIT
 STATEF=$T_STATE/run.$RUN_PID.state
 dec_line() { awk -F'\t' -v g="$T_SELF/$R/$1" '$1 == "set" && $2 == g { print; exit }' "$STATEF" 2>/dev/null; }
 if [ "$T_VERSION" = 1 ]; then DG=other; else DG=ws; fi

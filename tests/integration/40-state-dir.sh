@@ -11,13 +11,7 @@ prereq_memcg
 prereq_fault_injection
 
 T_TMP=$(mktemp -d)
-cat > "$T_TMP/p.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $T_PREFIX-g:
-    max: 64M
-YAML
+one_group_profile "$T_TMP/p.yaml"
 
 # refused DIR WANT-IN-MESSAGE WHAT [memctl args]: apply and rollback with -s DIR
 refused() {

@@ -15,14 +15,7 @@ cleanup_fs() { umount "$M" 2>/dev/null; cleanup; }
 trap cleanup_fs EXIT
 S=$M/state
 
-cat > "$T_TMP/old.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $T_PREFIX-g:
-    max: 300M
-    soft_limit: 100M
-YAML
+one_group_profile "$T_TMP/old.yaml" max=300M soft_limit=100M
 sed 's/300M/200M/; s/100M/50M/' "$T_TMP/old.yaml" > "$T_TMP/new.yaml"
 mc -s "$S" -q apply "$T_TMP/old.yaml"; check_rc $? 0 "apply the old state"
 before=$(state_dump)

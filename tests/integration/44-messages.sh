@@ -12,13 +12,7 @@ setpriv --reuid nobody --regid nogroup --clear-groups -- true 2> /dev/null ||
 
 T_TMP=$(mktemp -d)
 chmod 0755 "$T_TMP"
-cat > "$T_TMP/p.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $T_PREFIX-g:
-    max: 64M
-YAML
+one_group_profile "$T_TMP/p.yaml"
 chmod 0644 "$T_TMP/p.yaml"
 mc -q apply "$T_TMP/p.yaml"; check_rc $? 0 "root applies"
 sed -i 's/64M/32M/' "$T_TMP/p.yaml"

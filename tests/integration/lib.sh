@@ -8,6 +8,7 @@
 #   T_PREFIX    unique group name prefix for this test
 #   T_STATE     a private state dir (lock + journal)
 #   mc ARGS     runs memctl with the private state dir
+#   one_group_profile FILE [KEY=VALUE...]   a profile of the group $T_PREFIX-g
 #   fail MSG / pass MSG / check_eq GOT WANT MSG / summary
 
 set -u
@@ -96,6 +97,18 @@ disk_tmpdir() {
 	d=$(mktemp -d "${MEMCTL_TEST_DISKDIR:-/var/tmp}/memctl-$T_NAME.XXXXXX") || return 1
 	[ "$(stat -f -c %T "$d")" != tmpfs ] || { rmdir "$d"; return 1; }
 	echo "$d"
+}
+
+# Writes to FILE a profile of one group, $T_PREFIX-g below our cgroup, with
+# the settings given as KEY=VALUE (default: max=64M).
+one_group_profile() {
+	local f=$1 kv
+	shift
+	[ $# -gt 0 ] || set -- max=64M
+	{
+		printf 'version: 1\nparent: self\ngroups:\n  %s:\n' "$T_PREFIX-g"
+		for kv; do printf '    %s: %s\n' "${kv%%=*}" "${kv#*=}"; done
+	} > "$f"
 }
 
 # kernel file value of group (relative to our cgroup)
