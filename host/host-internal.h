@@ -143,7 +143,7 @@ const char *host_slot_file(const struct mc_host *h, int f);
 /* Sets h->fd_budget from the soft RLIMIT_NOFILE now. */
 void host_fd_budget_update(struct mc_host *h);
 
-/* Frees the host's subtree readers (subtree.c). */
+/* Frees the host's subtree readers (snapshot.c). */
 void host_trees_free(struct mc_host *h);
 
 /*
