@@ -210,6 +210,10 @@ static void bash_complete(FILE *f, enum mc_complete what, const char *words, con
 	case MC_COMPLETE_PARENT:
 		fprintf(f, "%s_memctl_groups '' self/ self\n", indent);
 		return;
+	case MC_COMPLETE_COMMAND:
+		/* bash-completion's own: the command word, then its own completion */
+		fprintf(f, "%s_command_offset $cword\n", indent);
+		return;
 	case MC_COMPLETE_KNOB_SET:
 		fprintf(f, "%s_memctl_words ", indent);
 		put_knobs(f, true);
@@ -397,6 +401,9 @@ static void zsh_action(FILE *f, enum mc_complete what, const char *words)
 		return;
 	case MC_COMPLETE_KNOB_SET:
 		fputs("_memctl_knob_set", f);
+		return;
+	case MC_COMPLETE_COMMAND:
+		fputs("_command_names -e", f);
 		return;
 	default:
 		fputs("(", f);

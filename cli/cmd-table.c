@@ -23,6 +23,7 @@ const struct mc_cmd *const mc_cmd_table[] = {
 	&cmd_import_entry,
 	&cmd_completion_entry,
 	&cmd_export_entry,
+	&cmd_exec_entry,
 	NULL,
 };
 

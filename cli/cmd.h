@@ -12,6 +12,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "profile.h"
+#include "sdbus.h"
 
 /*
  * The command table (tmux style): one entry per command, one file per
@@ -30,6 +31,8 @@ enum {
 	MC_EXIT_HOST = 3,         /* host problem before any change (no controller, busy, journal) */
 	MC_EXIT_PARTIAL = 4,      /* apply failed and rollback failed too: run memctl rollback */
 	MC_EXIT_INCOMPLETE = 5,   /* import: profile written, some settings not converted */
+	MC_EXIT_CANNOT_RUN = 126, /* exec: the command was found but could not be run */
+	MC_EXIT_NOT_FOUND = 127,  /* exec: no such command */
 };
 
 enum mc_output {
@@ -55,6 +58,7 @@ enum mc_complete {
 	MC_COMPLETE_KNOB_SET,     /* knob names with '=' (set) */
 	MC_COMPLETE_COLUMN,       /* top's columns */
 	MC_COMPLETE_WORDS,        /* the fixed words of the option (struct mc_opt.words) */
+	MC_COMPLETE_COMMAND,      /* a program to run (exec) */
 };
 
 /* How an option's value is parsed, and the C type it is stored as. */
@@ -126,6 +130,8 @@ struct mc_cmd {
 	const char *args;         /* "PROFILE", "GROUP [KNOB...]" */
 	int min_args;
 	int max_args;             /* -1: unbounded */
+	/* > 0: after this many arguments every word is one, options included (exec's COMMAND) */
+	int opts_end_after;
 	unsigned flags;
 	const char *summary;
 	const char *help;         /* extra lines for `memctl CMD --help` */
@@ -151,6 +157,7 @@ extern const struct mc_cmd cmd_shell_entry;
 extern const struct mc_cmd cmd_import_entry;
 extern const struct mc_cmd cmd_completion_entry;
 extern const struct mc_cmd cmd_export_entry;
+extern const struct mc_cmd cmd_exec_entry;
 
 extern const struct mc_cmd *const mc_cmd_table[];
 
@@ -345,6 +352,9 @@ struct mc_pipeline;
  * says it got that far.
  */
 int mc_report_pipeline(const struct mc_profile *p, const struct mc_pipeline *pl, int r);
+
+/* A failure on systemd's bus in words, naming the unit and property (allocated, or NULL). */
+char *mc_bus_error_text(const struct mc_bus_error *e);
 
 /*
  * Under the lock: plans, runs the writes as one transaction, then the

@@ -23,7 +23,8 @@ static void usage(FILE *f, const char *prog)
 		   "after the command; '%s -f FILE' runs FILE as a shell script.\n\n"
 		   "Exit status: 0 ok, 1 failed and rolled back, 2 invalid input,\n"
 		   "3 host problem (nothing changed), 4 failed and not fully rolled back,\n"
-		   "5 import left settings out.\n"
+		   "5 import left settings out; exec: the command's status, 126/127 when it\n"
+		   "cannot be run or found.\n"
 		   "See memctl(8) and memctl-profile(5).\n", prog, prog);
 }
 

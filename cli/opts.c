@@ -410,9 +410,11 @@ static int walk(const struct mc_cmd *cmd, int argc, char **argv, int at,
 		bool stop, struct mc_opt_error *err)
 {
 	bool dashdash = false;
-	int i = 1, r;
+	int i = 1, r, n = 0;
 
 	while (i < argc) {
+		if (cmd && cmd->opts_end_after > 0 && n >= cmd->opts_end_after)
+			dashdash = true;
 		if (i == at) {
 			i++;
 		} else if (!dashdash && strcmp(argv[i], "--") == 0) {
@@ -420,6 +422,7 @@ static int walk(const struct mc_cmd *cmd, int argc, char **argv, int at,
 			i++;
 		} else if (dashdash || !is_option(argv[i])) {
 			operand(argv[i++], data);
+			n++;
 		} else if ((r = one_word(cmd, argc, argv, &i, set, data, err)) < 0 && stop) {
 			return r;
 		}

@@ -27,20 +27,21 @@
  *   enable memory /abs/parent/group
  *   write KNOB OLD NEW /abs/parent/group  (OLD/NEW decimal or "max"; OLD "-": new group)
  *   sysctl NAME OLD NEW
+ *   unit PROPERTY OLD NEW UNIT           (a systemd unit's MemoryMax...; set through systemd)
  *   end
  *   failed TEXT                           (optional: the apply's own rollback failed)
  *
  * A journal without "end" was never complete: nothing was written after it.
  */
 
-/* One journaled change. kind is MC_STEP_MKDIR, _WRITE, _ENABLE or _SYSCTL. */
+/* One journaled change. kind is MC_STEP_MKDIR, _WRITE, _ENABLE, _SYSCTL or _UNIT. */
 struct mc_jrec {
 	enum mc_step_kind kind;
-	enum mc_knob knob;        /* WRITE */
+	enum mc_knob knob;        /* WRITE, UNIT (its mc_knob_unit_property) */
 	bool old_valid;           /* WRITE: false for a file of a group being created */
 	uint64_t old_raw;         /* WRITE, SYSCTL */
 	uint64_t new_raw;         /* WRITE, SYSCTL */
-	char *path;               /* absolute group path; SYSCTL: the sysctl's name */
+	char *path;               /* absolute group path; SYSCTL: the sysctl's name; UNIT: the unit's */
 };
 
 struct mc_journal {

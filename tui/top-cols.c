@@ -30,7 +30,7 @@ static int knob_of(const char *name)
 
 const char *top_col_unavailable(const struct top_model *m, int c)
 {
-	const struct mc_host_status *st = mc_host_status(m->h);
+	const struct top_source *st = m->src;
 	const char *n = top_cols[c].name;
 	bool v1 = m->caps->ver == MC_CGV1;
 	int k = knob_of(n);

@@ -24,6 +24,7 @@
 
 #include "escape.h"
 #include "top.h"
+#include "when.h"
 
 enum prompt {
 	PROMPT_NONE,
@@ -31,6 +32,7 @@ enum prompt {
 	PROMPT_FILTER,
 	PROMPT_EDIT,
 	PROMPT_DELAY,
+	PROMPT_JUMP,          /* replay: a time to go to */
 };
 
 enum {
@@ -370,19 +372,19 @@ static void put_clipped(int y, int x, const char *t, int w, bool right)
 static void daemon_text(const struct screen *s, char *buf, size_t len)
 {
 	const struct top_daemons *d = &s->m->daemons;
-	struct timespec now;
+	bool replay = s->m->src->replay;
 
 	if (d->n == 0) {
-		snprintf(buf, len, "%s%s%s", s->m->policy.pol ? "no memctl run: simulated"
-							   : "no memctl run",
+		snprintf(buf, len, "%s%s%s", replay ? "no memctl run recorded then"
+					     : s->m->policy.pol ? "no memctl run: simulated"
+								: "no memctl run",
 			 d->refused ? "; " : "", d->refused ? d->problem : "");
 		return;
 	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	snprintf(buf, len, "run %ld%s: #%lu %.1fs ago, %.1fms%s%s", d->v[0].pid,
-		 d->v[0].dry_run ? " (dry run)" : "", d->v[0].interval,
-		 (double)now.tv_sec + (double)now.tv_nsec / 1e9 - d->v[0].time,
-		 d->v[0].duration * 1000, d->n > 1 ? " (+ others)" : "",
+	/* live: before the refresh; replay: before the sample */
+	snprintf(buf, len, "run %ld%s: #%lu %.1fs %s, %.1fms%s%s", d->v[0].pid,
+		 d->v[0].dry_run ? " (dry run)" : "", d->v[0].interval, s->m->wall - d->v[0].time,
+		 replay ? "before" : "ago", d->v[0].duration * 1000, d->n > 1 ? " (+ others)" : "",
 		 d->v[0].n_errors ? ", errors" : "");
 }
 
@@ -406,11 +408,15 @@ static void draw_host_line(struct screen *s, int y)
 static void draw_title(struct screen *s)
 {
 	struct top_model *m = s->m;
-	char line[512];
+	char line[512], when[64] = "", t[32];
 
-	snprintf(line, sizeof(line), "memctl top  %zu groups  sort %s%s  every %.2gs%s%s%s  %s",
-		 m->n, top_cols[m->sort_col].name, m->reverse ? " (rev)" : "", s->delay,
-		 s->paused ? "  [paused]" : "", m->filter ? "  filter: " : "",
+	if (m->src->replay)
+		snprintf(when, sizeof(when), "  REPLAY %s%s",
+			 mc_when_format((int64_t)(m->wall * 1e9), t, sizeof(t)),
+			 s->paused ? "" : " [playing]");
+	snprintf(line, sizeof(line), "memctl top%s  %zu groups  sort %s%s  every %.2gs%s%s%s  %s",
+		 when, m->n, top_cols[m->sort_col].name, m->reverse ? " (rev)" : "", s->delay,
+		 s->paused && !m->src->replay ? "  [paused]" : "", m->filter ? "  filter: " : "",
 		 m->filter ? m->filter : "", m->parent);
 	if (s->color)
 		attron(COLOR_PAIR(PAIR_TITLE));
@@ -635,6 +641,55 @@ static void detail_files(struct screen *s, const struct top_row *r, FILE *f)
 		      "line)\n", f);
 }
 
+/* One recorded key=value list of the detail pane ("-- memory.stat (recorded)"). */
+static void detail_kvs(FILE *f, const char *title, const struct mc_kvs *kv)
+{
+	fprintf(f, "-- %s (recorded)\n", title);
+	if (!kv->n)
+		fputs("(not recorded)\n", f);
+	for (size_t i = 0; i < kv->n; i++) {
+		/* the store is input: its key names are escaped for the screen */
+		char *k = mc_esc_text_dup(kv->v[i].key);
+
+		fprintf(f, "%s %llu\n", k ? k : "?", (unsigned long long)kv->v[i].val);
+		free(k);
+	}
+}
+
+/*
+ * What a replay has of a group instead of the kernel's files and the
+ * processes: the values recorded, under the names the reader gives them
+ * (v2's on every host), and the task count.
+ */
+static void detail_recorded(struct screen *s, const struct top_row *r, FILE *f)
+{
+	const struct mc_group_snap *g = &r->g;
+	const struct mc_psi *p = &g->psi;
+
+	if (r->tasks_valid)
+		fprintf(f, "-- processes: %zu in the group itself then (their names are not recorded)\n",
+			r->tasks);
+	else
+		fputs("-- processes: not recorded\n", f);
+	detail_kvs(f, "memory.stat", &g->stat);
+	detail_kvs(f, "events", &g->events);
+	for (size_t n = 0; n < g->n_numa; n++) {
+		char title[32];
+
+		snprintf(title, sizeof(title), "numa_stat N%zu", n);
+		detail_kvs(f, title, &g->numa[n]);
+	}
+	fputs("-- pressure (recorded)\n", f);
+	if (p->valid)
+		fprintf(f, "some avg10=%.2f avg60=%.2f avg300=%.2f total=%llu\n"
+			   "full avg10=%.2f avg60=%.2f avg300=%.2f total=%llu\n",
+			p->some_avg10, p->some_avg60, p->some_avg300, (unsigned long long)p->some_total,
+			p->full_avg10, p->full_avg60, p->full_avg300, (unsigned long long)p->full_total);
+	else
+		fputs(s->m->caps->ver == MC_CGV1 ? "cgroup v1 has no per-group pressure\n"
+						 : "(not recorded)\n", f);
+}
+
 /* Lines of the detail pane for row r, appended to a memstream. */
 static void detail_text(struct screen *s, const struct top_row *r, FILE *f)
 {
@@ -651,6 +706,10 @@ static void detail_text(struct screen *s, const struct top_row *r, FILE *f)
 	fprintf(f, "usage=%s", g->usage_valid ? mc_fmt_size(g->usage, a) : "-");
 	fprintf(f, "  effective limit=%s\n", mc_fmt_size(r->eff_limit, a));
 	detail_decisions(s, r, f);
+	if (s->m->src->replay) {
+		detail_recorded(s, r, f);
+		return;
+	}
 	detail_procs(s, r, f);
 	detail_files(s, r, f);
 }
@@ -743,6 +802,9 @@ static const char *const help_keys[] = {
 	"e                                edit: knob=value for the selected group (as memctl set)",
 	"d                                refresh interval in seconds",
 	"p  space(paused)                 pause / resume;  R  refresh now",
+	"[ / ]                            replay: the previous / next sample",
+	"t                                replay: go to a time: -10m, +1h, 2026-12-01 03:00, @SECONDS",
+	"p                                replay: play (the next sample every interval) / stop",
 	"c  F2                            column chooser: show, hide, reorder (saved in top.conf)",
 	"1 2 3 4 5                        presets: memory, reclaim, pressure, NUMA, events",
 	"?                                this help;  q  quit",
@@ -998,6 +1060,7 @@ static void draw_status(struct screen *s)
 		[PROMPT_FILTER] = "filter: ",
 		[PROMPT_EDIT] = "",
 		[PROMPT_DELAY] = "delay (seconds): ",
+		[PROMPT_JUMP] = "go to (-10m, +1h, 2026-12-01 03:00, @SECONDS): ",
 	};
 	int y = LINES - 1, h = status_height(s);
 
@@ -1030,8 +1093,12 @@ static void draw_status(struct screen *s)
 		attrset(A_NORMAL);
 	} else {
 		attron(A_DIM);
-		mvaddnstr(y, 0, "? help  q quit  e edit  / search  f filter  < > sort  r reverse  "
-				"i detail  c columns  p pause", COLS - 1);
+		if (s->m->src->replay)
+			mvaddnstr(y, 0, "? help  q quit  [ ] sample  t jump  p play  / search  "
+					"f filter  < > sort  r reverse  i detail  c columns", COLS - 1);
+		else
+			mvaddnstr(y, 0, "? help  q quit  e edit  / search  f filter  < > sort  "
+					"r reverse  i detail  c columns  p pause", COLS - 1);
 		attroff(A_DIM);
 	}
 }
@@ -1136,6 +1203,67 @@ static bool filter_matches_any(const struct top_model *m)
 	return false;
 }
 
+/* The sample time shown, as local time, into buf (32 bytes). */
+static const char *shown_time(const struct screen *s, char *buf)
+{
+	return mc_when_format((int64_t)(s->m->wall * 1e9), buf, 32);
+}
+
+/*
+ * Replay: moves delta samples on (or to time t when delta is 0) and reads
+ * the sample there. An end of the history or a bad record is said in the
+ * status line; returns what the refresh returned (the screen stops on a
+ * failure to read the model).
+ */
+static int replay_move(struct screen *s, long delta, double t)
+{
+	struct top_source *src = s->m->src;
+	int r = delta ? src->ops->step(src, delta) : src->ops->seek(src, t);
+	char when[32];
+
+	if (r == -ENODATA) {
+		set_status(s, false, "%s recorded sample (%s)", delta > 0 ? "the last" : "the first",
+			   shown_time(s, when));
+		s->paused = true;
+		return 0;
+	}
+	if (r < 0) {
+		set_status(s, true, "cannot read the store: %s",
+			   src->ops->problem(src) ? src->ops->problem(src) : strerror(-r));
+		s->paused = true;
+	}
+	/* also after an error: the source may have moved part of the way */
+	return do_refresh(s);
+}
+
+/* Replay's jump prompt: a time, or -10m / +1h from the sample shown. */
+static int replay_jump(struct screen *s, const char *text)
+{
+	struct mc_when_error e = { 0 };
+	int64_t t;
+	double first = 0, last = 0;
+	char when[32];
+	int r;
+
+	if (mc_when_parse(text, mc_when_now(), (int64_t)(s->m->wall * 1e9), &t, &e) < 0) {
+		set_status(s, true, "invalid time '%s': %s (at '%s')", text, e.why, text + e.at);
+		return 0;
+	}
+	r = replay_move(s, 0, (double)t / 1e9);
+	if (r < 0 || s->status)
+		return r;
+	s->m->src->ops->range(s->m->src, &first, &last);
+	if ((double)t / 1e9 < first)
+		set_status(s, false, "before the first sample: showing the first (%s)",
+			   shown_time(s, when));
+	else if ((double)t / 1e9 > last)
+		set_status(s, false, "after the last sample: showing the last (%s)", shown_time(s, when));
+	else
+		set_status(s, false, "the sample recorded at %s (the last one not after the time asked)",
+			   shown_time(s, when));
+	return r;
+}
+
 static void prompt_done(struct screen *s, bool accept)
 {
 	enum prompt p = s->prompt;
@@ -1185,6 +1313,10 @@ static void prompt_done(struct screen *s, bool accept)
 		do_refresh(s);
 		break;
 	}
+	case PROMPT_JUMP:
+		if (s->input_len)
+			replay_jump(s, s->input);
+		break;
 	case PROMPT_NONE:
 		break;
 	}
@@ -1354,8 +1486,23 @@ static bool key(struct screen *s, int ch)
 		start_prompt(s, PROMPT_FILTER, NULL);   /* a new filter replaces the old one */
 		break;
 	case 'e':
-		if (sel_row(s))
+		if (m->src->replay)
+			set_status(s, true, "a replay shows recorded values: there is nothing to edit");
+		else if (sel_row(s))
 			start_prompt(s, PROMPT_EDIT, NULL);
+		break;
+	case '[':
+	case ']':
+		if (m->src->replay)
+			replay_move(s, ch == ']' ? 1 : -1, 0);
+		else
+			set_status(s, true, "[ and ] step through a recorded history (--replay DIR)");
+		break;
+	case 't':
+		if (m->src->replay)
+			start_prompt(s, PROMPT_JUMP, NULL);
+		else
+			set_status(s, true, "t goes to a time of a recorded history (--replay DIR)");
 		break;
 	case 'd':
 		start_prompt(s, PROMPT_DELAY, NULL);
@@ -1500,7 +1647,7 @@ int top_screen_run(struct top_model *m, const struct top_screen_opts *o)
 	 * is at most 8 refreshes old off screen, and a refresh stays near
 	 * 0.1% of a core (see the cost note in memctl(8)).
 	 */
-	m->key_budget = 128;
+	m->key_budget = m->src->replay ? 0 : 128;   /* a recorded sample costs no reads */
 	r = top_model_refresh(m, now_s());
 	if (r == 0)
 		r = init_cols(&s);
@@ -1512,6 +1659,7 @@ int top_screen_run(struct top_model *m, const struct top_screen_opts *o)
 	}
 	s.refreshes = 1;
 	s.next = now_s() + s.delay;
+	s.paused = m->src->replay;   /* a replay stays on its sample until told to move */
 	while (!stop_signal) {
 		double left;
 		int ch;
@@ -1531,7 +1679,8 @@ int top_screen_run(struct top_model *m, const struct top_screen_opts *o)
 			continue;
 		if (o->iterations && s.refreshes >= o->iterations)
 			break;
-		r = do_refresh(&s);
+		/* a replay that plays steps on; the live screen reads again */
+		r = m->src->replay ? replay_move(&s, 1, 0) : do_refresh(&s);
 		if (r < 0)
 			break;
 		s.next += s.delay;

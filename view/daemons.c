@@ -28,11 +28,13 @@ int top_daemons_init(struct top_daemons *d, const char *state_dir)
 
 static void daemons_clear(struct top_daemons *d)
 {
-	for (size_t i = 0; i < d->n; i++)
+	for (size_t i = 0; !d->borrowed && i < d->n; i++)
 		mc_runstate_release(&d->v[i]);
-	free(d->v);
+	if (!d->borrowed)
+		free(d->v);
 	d->v = NULL;
 	d->n = 0;
+	d->borrowed = false;
 }
 
 void top_daemons_release(struct top_daemons *d)
@@ -91,25 +93,54 @@ static char *row_text(const struct mc_runstate *s, const char *abs)
 	return t;
 }
 
-void top_daemons_refresh(struct top_model *m)
+/*
+ * Reads the running daemons' states again when their files changed, into
+ * d. Returns whether they did, or -1 when there is nothing to show.
+ */
+static int daemons_from_state_dir(struct top_daemons *d)
 {
-	struct top_daemons *d = &m->daemons;
 	uint64_t sig = 0;
 	bool changed;
 
-	if (!d->state_dir) {
-		for (size_t i = 0; i < m->n; i++)
-			m->rows[i].daemon = -1;
-		return;
-	}
+	if (!d->state_dir)
+		return -1;
 	if (mc_runstate_dir_sig(d->state_dir, &sig) < 0)
-		return;
+		return 0;
 	changed = sig != d->sig;
 	if (changed) {
 		daemons_clear(d);
 		if (sig && mc_runstate_list(d->state_dir, &d->v, &d->n, &d->refused, &d->problem) < 0)
 			sig = 0;   /* out of memory: try again next refresh */
 		d->sig = sig;
+	}
+	return changed;
+}
+
+/* The states the source gives (a recorded sample's), borrowed. Whether they changed. */
+static int daemons_from_source(struct top_model *m)
+{
+	struct top_daemons *d = &m->daemons;
+	const struct mc_runstate *v = NULL;
+	size_t n = 0;
+
+	if (!m->src->ops->daemons(m->src, &v, &n))
+		return 0;
+	daemons_clear(d);
+	d->v = (struct mc_runstate *)v;   /* never written through: the rows only read it */
+	d->n = n;
+	d->borrowed = true;
+	return 1;
+}
+
+void top_daemons_refresh(struct top_model *m)
+{
+	struct top_daemons *d = &m->daemons;
+	int changed = m->src->ops->daemons ? daemons_from_source(m) : daemons_from_state_dir(d);
+
+	if (changed < 0) {
+		for (size_t i = 0; i < m->n; i++)
+			m->rows[i].daemon = -1;
+		return;
 	}
 	/* rows keep their text until the state changes (a new row is looked up) */
 	for (size_t i = 0; i < m->n; i++) {

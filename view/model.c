@@ -18,6 +18,11 @@
 #include "model.h"
 #include "pipeline.h"
 
+static const struct mc_subtree_entry *src_entry(const struct top_model *m, size_t i)
+{
+	return m->src->ops->entry(m->src, i);
+}
+
 static void row_release(struct top_row *r)
 {
 	free(r->path);
@@ -42,24 +47,34 @@ static int row_label(struct top_row *r)
 	return 0;
 }
 
-int top_model_init(struct top_model *m, struct mc_host *h, const char *parent)
+int top_model_init_source(struct top_model *m, struct mc_host *h, const char *parent,
+			  struct top_source *src)
 {
-	int r;
-
 	memset(m, 0, sizeof(*m));
 	m->h = h;
-	m->caps = mc_host_caps(h);
+	m->src = src;
+	m->caps = &src->caps;
 	m->sort_col = TOP_COL_NAME;
 	m->rescan = true;
 	m->parent = strdup(parent);
-	if (!m->parent)
+	if (!m->parent) {
+		top_source_free(src);
+		m->src = NULL;
 		return -ENOMEM;
-	r = mc_subtree_new(h, parent, &m->rd);
-	if (r < 0) {
-		free(m->parent);
-		m->parent = NULL;
 	}
-	return r;
+	return 0;
+}
+
+int top_model_init(struct top_model *m, struct mc_host *h, const char *parent)
+{
+	struct top_source *src;
+	int r = top_source_live(h, parent, &src);
+
+	if (r < 0) {
+		memset(m, 0, sizeof(*m));
+		return r;
+	}
+	return top_model_init_source(m, h, parent, src);
 }
 
 void top_model_release(struct top_model *m)
@@ -72,7 +87,7 @@ void top_model_release(struct top_model *m)
 	free(m->order);
 	free(m->filter);
 	free(m->parent);
-	mc_subtree_free(m->rd);
+	top_source_free(m->src);
 	for (size_t i = 0; i < p->n_dec; i++) {
 		free(p->dec_abs[i]);
 		free(p->dec_text[i]);
@@ -124,7 +139,7 @@ static struct top_row *old_row(struct top_model *m, const char *path)
 static int new_row_strings(struct top_model *m, struct top_row *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct mc_subtree_entry *e = mc_subtree_entry(m->rd, i);
+		const struct mc_subtree_entry *e = src_entry(m, i);
 
 		if (old_row(m, e->path))
 			continue;
@@ -144,7 +159,7 @@ static int new_row_strings(struct top_model *m, struct top_row *rows, size_t n)
 /* Rebuilds the rows from a new directory walk, keeping what rows carry over. */
 static int rebuild_rows(struct top_model *m)
 {
-	size_t n = mc_subtree_count(m->rd);
+	size_t n = m->src->ops->count(m->src);
 	struct top_row *rows = calloc(n ? n : 1, sizeof(*rows));
 	size_t *order = calloc(n ? n : 1, sizeof(*order));
 	int ret = 0;
@@ -158,7 +173,7 @@ static int rebuild_rows(struct top_model *m)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct mc_subtree_entry *e = mc_subtree_entry(m->rd, i);
+		const struct mc_subtree_entry *e = src_entry(m, i);
 		struct top_row *r = &rows[i], *old = r->path ? NULL : old_row(m, e->path);
 
 		if (old) {
@@ -203,22 +218,59 @@ static void rate_update(struct top_rate *t, uint64_t v, double now)
 	t->prev_t = now;
 }
 
+/* Takes the counters of g (parts want) read at time t into the row's rates. */
+static void row_rates(struct top_row *r, const struct mc_group_snap *g, unsigned want, double t)
+{
+	uint64_t v, a = 0, f = 0;
+
+	if (want & MC_READ_STAT) {
+		bool ok = mc_kvs_get(&g->stat, "workingset_refault_anon", &a) == 0;
+
+		ok |= mc_kvs_get(&g->stat, "workingset_refault_file", &f) == 0;
+		if (ok)
+			rate_update(&r->refault, a + f, t);
+	}
+	if (want & MC_READ_EVENTS) {
+		if (mc_kvs_get(&g->events, "max", &v) == 0)
+			rate_update(&r->max_events, v, t);
+		if (mc_kvs_get(&g->events, "oom_kill", &v) == 0)
+			rate_update(&r->oom_kill, v, t);
+	}
+}
+
+/*
+ * A recorded history's rates are those between the sample shown and the
+ * one before it, wherever the operator stepped from: the previous
+ * sample's counters are taken in first, then the current ones.
+ */
+static void row_rates_from_prev(struct top_model *m, struct top_row *r, unsigned want)
+{
+	double t = 0;
+	const struct mc_group_snap *p = m->src->ops->prev(m->src, r->entry, &t);
+
+	if (want & MC_READ_STAT)
+		r->refault = (struct top_rate){ 0 };
+	if (want & MC_READ_EVENTS)
+		r->max_events = r->oom_kill = (struct top_rate){ 0 };
+	if (p && t < m->now)
+		row_rates(r, p, want, t);
+}
+
 /* Reads parts of row i not read yet in this refresh, and updates its rates. */
 static int row_read(struct top_model *m, size_t i, unsigned parts)
 {
 	struct top_row *r = &m->rows[i];
 	unsigned want = parts & ~r->fresh;
-	uint64_t v, a = 0, f = 0;
 	int ret;
 
 	if (!want || r->gone)
 		return 0;
 	if (want & TOP_READ_TASKS) {
-		r->tasks_valid = mc_host_group_nprocs(m->h, r->abs, &r->tasks) == 0;
+		r->tasks_valid = m->src->ops->tasks(m->src, r->entry, &r->tasks) == 0;
 		m->reads++;
 	}
-	ret = want & ~TOP_READ_TASKS ? mc_subtree_read(m->rd, r->entry, want & ~TOP_READ_TASKS,
-						       &r->g, NULL) : 0;
+	ret = want & ~TOP_READ_TASKS ? m->src->ops->read(m->src, r->entry, want & ~TOP_READ_TASKS,
+							 &r->g) : 0;
 	m->reads += (unsigned)__builtin_popcount(want & ~TOP_READ_TASKS);
 	if (ret == -ENODEV) {
 		r->gone = true;
@@ -229,26 +281,16 @@ static int row_read(struct top_model *m, size_t i, unsigned parts)
 		return ret;
 	r->fresh |= want;
 	r->have |= want;
-	if (want & MC_READ_STAT) {
-		bool ok = mc_kvs_get(&r->g.stat, "workingset_refault_anon", &a) == 0;
-
-		ok |= mc_kvs_get(&r->g.stat, "workingset_refault_file", &f) == 0;
-		if (ok)
-			rate_update(&r->refault, a + f, m->now);
-	}
-	if (want & MC_READ_EVENTS) {
-		if (mc_kvs_get(&r->g.events, "max", &v) == 0)
-			rate_update(&r->max_events, v, m->now);
-		if (mc_kvs_get(&r->g.events, "oom_kill", &v) == 0)
-			rate_update(&r->oom_kill, v, m->now);
-	}
+	if (m->src->ops->prev && (want & (MC_READ_STAT | MC_READ_EVENTS)))
+		row_rates_from_prev(m, r, want);
+	row_rates(r, &r->g, want, m->now);
 	return 0;
 }
 
 /* Effective limits from the knobs read so far (ancestors come first in rows). */
 static void compute_limits(struct top_model *m)
 {
-	uint64_t above = mc_subtree_limit(m->rd);
+	uint64_t above = m->src->ops->limit(m->src);
 
 	for (size_t i = 0; i < m->n; i++) {
 		struct top_row *r = &m->rows[i];
@@ -523,15 +565,11 @@ int top_model_refresh(struct top_model *m, double now)
 {
 	int r;
 
-	m->now = now;
-	{
-		struct timespec w;
-
-		clock_gettime(CLOCK_REALTIME, &w);
-		m->wall = (double)w.tv_sec + (double)w.tv_nsec / 1e9;
-	}
 	/* cheap unless the tree changed: see mc_subtree_scan */
-	r = mc_subtree_scan(m->rd, m->rescan || m->refreshes == 0);
+	r = m->src->ops->scan(m->src, m->rescan || m->refreshes == 0);
+	m->wall = m->src->ops->wall(m->src);
+	/* a recorded sample's rates are per second of the time it was recorded */
+	m->now = m->src->replay ? m->wall : now;
 	if (r < 0)
 		return r;
 	if (r > 0 || m->refreshes == 0) {
@@ -547,7 +585,7 @@ int top_model_refresh(struct top_model *m, double now)
 		run_policy(m);
 		attach_decisions(m);
 	}
-	m->host_psi_valid = mc_host_pressure(NULL, &m->host_psi) == 0;
+	m->host_psi_valid = m->src->ops->host_psi(m->src, &m->host_psi) == 0;
 	top_daemons_refresh(m);
 	r = read_sort_keys(m, false);
 	top_model_order(m);

@@ -12,6 +12,7 @@
 #include "proc-read.h"
 #include "profile.h"
 #include "runstate.h"
+#include "source.h"
 #include "subtree.h"
 
 /*
@@ -77,6 +78,7 @@ struct top_daemons {
 	char *state_dir;      /* NULL: not looked for */
 	struct mc_runstate *v;
 	size_t n;
+	bool borrowed;        /* v is the source's (a recorded sample's), not ours to free */
 	uint64_t sig;         /* of the state files last read (mc_runstate_dir_sig) */
 	size_t refused;       /* state files refused as untrusted */
 	const char *problem;  /* why the last one was */
@@ -96,8 +98,8 @@ struct top_policy {
 
 struct top_model {
 	struct mc_host *h;
-	const struct mc_caps *caps;
-	struct mc_subtree *rd;
+	const struct mc_caps *caps;   /* the source's: the host's, or the recording host's */
+	struct top_source *src;       /* where the values come from (owned) */
 	char *parent;
 	struct top_row *rows;
 	size_t n;
@@ -107,7 +109,7 @@ struct top_model {
 	bool reverse;
 	char *filter;         /* substring of names (case-insensitive), or NULL */
 	double now;           /* CLOCK_MONOTONIC seconds of the refresh */
-	double wall;          /* CLOCK_REALTIME (unix) seconds of the refresh */
+	double wall;          /* unix seconds the values are from (live: the refresh) */
 	unsigned long refreshes;
 	bool rescan;          /* list every directory at the next refresh (a group was
 	                         found gone: it may have been made again) */
@@ -120,8 +122,16 @@ struct top_model {
 	unsigned long reads;  /* files read, for the cost figures */
 };
 
-/* A model of the groups below parent (absolute). 0 or -errno. */
+/* A model of the live groups below parent (absolute). 0 or -errno. */
 int top_model_init(struct top_model *m, struct mc_host *h, const char *parent);
+
+/*
+ * A model of the groups src gives (source.h), below parent (absolute);
+ * the model owns src from here on, also when this fails. h is the live
+ * host (for --profile's policy run). 0 or -ENOMEM.
+ */
+int top_model_init_source(struct top_model *m, struct mc_host *h, const char *parent,
+			  struct top_source *src);
 void top_model_release(struct top_model *m);
 
 /*

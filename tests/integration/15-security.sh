@@ -63,8 +63,17 @@ MEMCTL_STATE_DIR=$S mc -q apply "$T_TMP/p2.yaml"
 check_rc $? 0 "apply with a new state directory"
 check_eq "$(stat -c %a "$S")" 700 "state directory created with mode 0700"
 
-# No shell, no program is ever started with profile content.
-imports=$(nm -D --undefined-only "$MEMCTL" 2>/dev/null | awk '{print $2}' | sed 's/@.*//' |
-	grep -E '^(system|popen|execl|execlp|execle|execv|execve|execvp|execvpe|posix_spawn|posix_spawnp|fork|vfork)$')
-check_eq "$imports" "" "memctl imports no exec, spawn, fork, system or popen"
+# No shell, no program is ever started with profile content: the one exec
+# is memctl exec's, of the command its operator names, in cli/cmd-exec.c.
+# (The QEMU guest has neither nm nor the C sources: checked on the build host.)
+if command -v nm >/dev/null && [ -d "$SRC/cli" ]; then
+	imports=$(nm -D --undefined-only "$MEMCTL" 2>/dev/null | awk '{print $2}' | sed 's/@.*//' |
+		grep -E '^(system|popen|execl|execlp|execle|execv|execve|execvp|execvpe|posix_spawn|posix_spawnp|fork|vfork)$')
+	check_eq "$imports" "execvp" "memctl imports no spawn, fork, system or popen, and one exec"
+	callers=$(grep -rlE '\b(system|popen|exec[lv]p?e?|posix_spawnp?|v?fork) *\(' "$SRC"/engine "$SRC"/host \
+		"$SRC"/view "$SRC"/tui "$SRC"/util "$SRC"/cli | sed "s|^$SRC/||" | sort | tr '\n' ' ')
+	check_eq "$callers" "cli/cmd-exec.c " "only memctl exec calls exec"
+else
+	echo "# no nm or no C sources on this host: the exec imports are checked where memctl is built"
+fi
 summary

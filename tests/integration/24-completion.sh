@@ -36,6 +36,9 @@ mkdir "$T_TMP/files" "$T_TMP/files/sub"
 touch "$T_TMP/files/a.yaml" "$T_TMP/files/b.yml" "$T_TMP/files/c.conf"
 mkdir "$T_TMP/bin"
 ln -s "$MEMCTL" "$T_TMP/bin/memctl"
+# a command for exec's COMMAND to complete to
+printf '#!/bin/sh\n' > "$T_TMP/bin/memctl-probe-$$"
+chmod 755 "$T_TMP/bin/memctl-probe-$$"
 
 # The completions of each case, one case per line: "words...|expected".
 # The last word is the one being completed (possibly empty).
@@ -63,7 +66,11 @@ memctl set $G so|soft_limit=
 memctl -p self/$T_PREFIX|self/$G self/$G/child
 memctl top --sort us|usage
 memctl completion |bash zsh
-memctl s|set shell status"
+memctl s|set shell status
+memctl exec $T_PREFIX|$G $G/child
+memctl exec -p self/$G c|child
+memctl exec $G memctl-probe-|memctl-probe-$$
+memctl exec $G -- memctl-probe-|memctl-probe-$$"
 
 export T_TMP cases
 out=$(cd "$T_TMP/files" && PATH="$T_TMP/bin:$PATH" bash --norc --noprofile -c '

@@ -145,6 +145,19 @@ static void check_parse(void)
 	tap_eq_str(call.argv[0], "-o", "... '-o' is the group");
 	mc_call_release(&call);
 
+	/* exec: every word after CMD is the command's, options and "--" included */
+	tap_eq_int(parse("--cgroup-root=/r exec -p self/a web sh -c x -q --help -- y", &ctx, &call,
+			 &err), 0, "exec GROUP CMD with options of its own");
+	tap_eq_int(call.argc, 8, "... every word after CMD is an argument");
+	tap_check(!ctx.help && !ctx.quiet, "... --help and -q after CMD are the command's");
+	tap_eq_str(ctx.cgroup_root, "/r", "... an option before exec is memctl's");
+	tap_eq_str(ctx.parent, "self/a", "... and -p before CMD too");
+	tap_eq_str(call.argv[6], "--", "... and so is '--'");
+	mc_call_release(&call);
+	tap_eq_int(parse("exec web -- -x", &ctx, &call, &err), 0, "exec GROUP -- -CMD");
+	tap_eq_str(call.argv[1], "-x", "... the command");
+	mc_call_release(&call);
+
 	/* nothing a parse set is seen by the next one (the shell's lines) */
 	tap_eq_int(parse("check --insecure-profile p.yaml", &ctx, &call, &err), 0, "--insecure-profile");
 	tap_check(ctx.insecure_profile, "... set for this line");
