@@ -144,7 +144,7 @@ fi
 out=${MEMCTL_GUEST_LOG:-$work/console.log}
 t0=$(date +%s.%N)
 set +e +o pipefail
-timeout --kill-after=5 "$timeout" "${qemu[@]}" < /dev/null 2>&1 | tr -d '\r' | tee "$out"
+timeout --kill-after=5 "$timeout" "${qemu[@]}" < /dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$out"
 rc=${PIPESTATUS[0]}
 set -e -o pipefail
 elapsed=$(echo "$(date +%s.%N) - $t0" | bc)

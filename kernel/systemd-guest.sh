@@ -32,6 +32,13 @@ systemd_guest_deb() {
 	(cd "$bdir" && cpack -G DEB -B "$work/cpack" > "$work/cpack.log" 2>&1) ||
 		{ cat "$work/cpack.log" >&2; log "cpack failed in '$bdir'"; exit 1; }
 	cp "$work"/cpack/memctl_*.deb "$work/in/memctl.deb"
+	# The tests check the unit as shipped: a build configured with another
+	# prefix (or an old cached unit directory) would install it elsewhere.
+	dpkg-deb -c "$work/in/memctl.deb" > "$work/deb.list"
+	grep -q ' \./lib/systemd/system/memctl\.service$' "$work/deb.list" || {
+		log "the package from '$bdir' does not install /lib/systemd/system/memctl.service;"
+		log "configure that build with -DCMAKE_INSTALL_PREFIX=/usr -UMEMCTL_SYSTEMD_UNITDIR (scripts/setup.sh does)"
+		exit 1; }
 	log "package: $(basename "$work"/cpack/memctl_*.deb) from $bdir"
 }
 

@@ -55,7 +55,10 @@ done
 
 case $flavour in
 release) opts=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr) ;;
-test)    opts=(-DCMAKE_BUILD_TYPE=Debug -DMEMCTL_SANITIZE=ON -DMEMCTL_WERROR=ON -DMEMCTL_FAULT_INJECTION=ON) ;;
+# The test flavour installs where the package does (prefix /usr), so that the
+# .deb cpack makes from it (the systemd guest's) is laid out as shipped.
+test)    opts=(-DCMAKE_BUILD_TYPE=Debug -DMEMCTL_SANITIZE=ON -DMEMCTL_WERROR=ON -DMEMCTL_FAULT_INJECTION=ON
+               -DCMAKE_INSTALL_PREFIX=/usr -UMEMCTL_SYSTEMD_UNITDIR) ;;
 *)       echo "usage: $0 release|test" >&2; exit 2 ;;
 esac
 cmake -S . -B "build/$flavour" "${opts[@]}" >/dev/null

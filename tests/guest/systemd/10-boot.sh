@@ -22,9 +22,9 @@ check "the memctl package is installed" dpkg-query -W memctl
 check "memctl runs" memctl --version
 check "systemd knows memctl.service from the package" \
 	test "$(prop memctl.service FragmentPath)" = /lib/systemd/system/memctl.service
-check "and memctl@.service" systemctl cat memctl@x.service
+check "and memctl@.service" eval "systemctl cat memctl@x.service > /dev/null"
 k=$(grep -o 'memctl_kernel=[a-z]*' /proc/cmdline)
 say "kernel $(uname -r) (${k#memctl_kernel=}), systemd $(systemctl --version | head -n1)"
-result boot_s "$(systemd-analyze 2>/dev/null | sed -n 's/.*= \([0-9.]*\)s$/\1/p' | head -n1)"
+result boot_s "$(systemd-analyze 2>/dev/null | sed -n 's/.*= \([0-9.]*\)s *$/\1/p' | head -n1)"
 say "$(systemd-analyze 2>&1 | head -n1)"
 finish

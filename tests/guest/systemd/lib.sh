@@ -23,13 +23,14 @@ result() { echo "RESULT $T $1=$2"; }
 patched() { grep -q 'memctl_kernel=patched' /proc/cmdline; }
 
 # wait_until SECONDS COMMAND...: poll COMMAND every 0.1 s until it succeeds;
-# fails after SECONDS.  For states systemd reaches asynchronously (a unit's
-# main PID, a journal line), which have no event to wait on from a script.
+# fails once SECONDS have passed (by the clock: under TCG one try of a
+# command can take longer than the poll interval).  For states systemd
+# reaches asynchronously (a unit's main PID, a journal line), which have no
+# event to wait on from a script.
 wait_until() {
-	local n=$(($1 * 10)); shift
-	while ! "$@"; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
+	local end=$((SECONDS + $1)); shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
 		sleep 0.1
 	done
 }
