@@ -28,6 +28,8 @@
  *   write KNOB OLD NEW /abs/parent/group  (OLD/NEW decimal or "max"; OLD "-": new group)
  *   sysctl NAME OLD NEW
  *   unit PROPERTY OLD NEW UNIT           (a systemd unit's MemoryMax...; set through systemd)
+ *   unitfile KNOB OLD NEW /abs/x.service (soft_limit or reclaim_protect_active in a unit's
+ *                                         cgroup, which systemd does not write; any parent)
  *   end
  *   failed TEXT                           (optional: the apply's own rollback failed)
  *
