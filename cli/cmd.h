@@ -12,6 +12,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "profile.h"
+#include "sdbus.h"
 
 /*
  * The command table (tmux style): one entry per command, one file per
@@ -353,6 +354,9 @@ struct mc_pipeline;
  * says it got that far.
  */
 int mc_report_pipeline(const struct mc_profile *p, const struct mc_pipeline *pl, int r);
+
+/* A failure on systemd's bus in words, naming the unit and property (allocated, or NULL). */
+char *mc_bus_error_text(const struct mc_bus_error *e);
 
 /*
  * Under the lock: plans, runs the writes as one transaction, then the

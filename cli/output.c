@@ -96,7 +96,9 @@ static void plan_json(FILE *f, const struct mc_plan *plan)
 			fputs(",\"want\":", f);
 			mc_json_size(f, s->want);
 		}
-		if (s->kind == MC_STEP_WRITE) {
+		if (s->kind == MC_STEP_UNIT)
+			fputs(",\"via\":\"systemd\"", f);
+		if (s->kind == MC_STEP_WRITE || s->kind == MC_STEP_UNIT) {
 			fputs(",\"file\":", f);
 			mc_json_str(f, s->file);
 			fputs(",\"old\":", f);

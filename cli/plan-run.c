@@ -27,6 +27,44 @@ int mc_policy_for_host(struct mc_ctx *ctx, struct mc_policy **ret)
 	return r < 0 ? MC_EXIT_HOST : 0;
 }
 
+char *mc_bus_error_text(const struct mc_bus_error *e)
+{
+	const char *d = e->detail ? e->detail : "no details";
+
+	switch (e->fail) {
+	case MC_BUS_NO_BUS:
+		return mc_asprintf("no systemd bus: %s; units need systemd as the service manager, "
+				   "reached on the system bus", d);
+	case MC_BUS_NO_UNIT:
+		return mc_asprintf("unit '%s' not found: %s", e->unit ? e->unit : "?", d);
+	case MC_BUS_NOT_LOADED:
+		return mc_asprintf("unit '%s' is not loaded: %s", e->unit ? e->unit : "?", d);
+	case MC_BUS_TOO_OLD:
+		return mc_asprintf("systemd is too old for %s of unit '%s': %s",
+				   e->property ? e->property : "a property", e->unit ? e->unit : "?", d);
+	case MC_BUS_REFUSED:
+		return mc_asprintf("systemd refused %s of unit '%s': %s",
+				   e->property ? e->property : "a property", e->unit ? e->unit : "?", d);
+	default:
+		return mc_asprintf("systemd's bus%s%s%s: %s", e->unit ? " (unit '" : "",
+				   e->unit ? e->unit : "", e->unit ? "')" : "", d);
+	}
+}
+
+/* Stage UNITS: what systemd said, at the unit's key; exit 2 for a unit that is not there. */
+static int report_units(const struct mc_profile *p, const struct mc_pipeline *pl, int r)
+{
+	const struct mc_group_spec *u = &p->units[pl->failed_unit];
+	static const struct mc_bus_error unknown = { MC_BUS_FAILED, NULL, NULL, NULL };
+	const struct mc_bus_error *e = pl->bus_err ? pl->bus_err : &unknown;
+	char *msg = mc_bus_error_text(e);
+
+	mc_err("%s:%d:%d: units.%s: %s", p->file, u->pos.line, u->pos.col, u->name,
+	       msg ? msg : mc_strerror(r));
+	free(msg);
+	return e->fail == MC_BUS_NO_UNIT ? MC_EXIT_INVALID : MC_EXIT_HOST;
+}
+
 int mc_report_pipeline(const struct mc_profile *p, const struct mc_pipeline *pl, int r)
 {
 	if (pl->have_snap)
@@ -44,6 +82,8 @@ int mc_report_pipeline(const struct mc_profile *p, const struct mc_pipeline *pl,
 		mc_err("policy engine: %s", mc_strerror(r));
 		return MC_EXIT_HOST;
 	}
+	if (r < 0 && pl->failed == MC_STAGE_UNITS)
+		return report_units(p, pl, r);
 	return 0;
 }
 
@@ -250,12 +290,16 @@ int mc_run_writes(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_plan
 		rc = MC_EXIT_HOST;
 	} else {
 		const struct mc_step *s = &plan->steps[res.failed_step];
-		char *abs = NULL, *msg, cause[160];
+		char *abs = NULL, *msg, *bus_cause = NULL, cause[160];
 
 		mc_path_join(plan->parent, s->group, &abs);
+		if (s->kind == MC_STEP_UNIT && r != -EIO)
+			bus_cause = mc_bus_error_text(mc_host_bus_error(ctx->host));
 		msg = mc_step_failure(s, abs ? abs : s->group, r, res.readback,
+				      bus_cause ? bus_cause :
 				      r == -ETIMEDOUT ? timeout_cause(ctx, cause, sizeof(cause)) :
 				      mc_strerror(r));
+		free(bus_cause);
 		mc_err("%s", msg ? msg : mc_strerror(r));
 		free(msg);
 		free(abs);
@@ -270,8 +314,12 @@ int mc_run_writes(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_plan
 			       res.undone == 1 ? "" : "s");
 			rc = MC_EXIT_FAILED;
 		} else {
+			char *why = mc_host_bus_error(ctx->host)->fail != MC_BUS_OK ?
+				mc_bus_error_text(mc_host_bus_error(ctx->host)) : NULL;
+
 			mc_err("rollback failed at %s: %s", res.rollback_what ? res.rollback_what : "?",
-			       mc_strerror(res.rollback_err));
+			       why ? why : mc_strerror(res.rollback_err));
+			free(why);
 			mc_err("the journal is kept in '%s'; run 'memctl rollback'", ctx->state_dir);
 			rc = MC_EXIT_PARTIAL;
 		}

@@ -26,6 +26,8 @@ enum mc_step_kind {
 	MC_STEP_RECLAIM, /* reclaim bytes from a group (a policy decision; not journaled) */
 	MC_STEP_ENABLE,  /* v2: enable the memory controller for a new group's children */
 	MC_STEP_SYSCTL,  /* vm.max_reclaimers_per_node (old_raw -> new_raw); group is "" */
+	MC_STEP_UNIT,    /* a systemd unit's property (file: "MemoryMax"), through systemd;
+	                    group is the unit's name */
 	MC_STEP_RMDIR,   /* remove an empty group (rm, apply --prune); saved: what undo recreates */
 };
 
@@ -53,11 +55,11 @@ struct mc_step {
 	bool created;
 };
 
-/* Whether a step changes the host (and is journaled): MKDIR, ENABLE, WRITE, SYSCTL, RMDIR. */
+/* Whether a step changes the host (and is journaled): MKDIR, ENABLE, WRITE, SYSCTL, UNIT, RMDIR. */
 static inline bool mc_step_changes(const struct mc_step *s)
 {
 	return s->kind == MC_STEP_MKDIR || s->kind == MC_STEP_ENABLE || s->kind == MC_STEP_WRITE ||
-	       s->kind == MC_STEP_SYSCTL || s->kind == MC_STEP_RMDIR;
+	       s->kind == MC_STEP_SYSCTL || s->kind == MC_STEP_UNIT || s->kind == MC_STEP_RMDIR;
 }
 
 struct mc_plan {
@@ -113,6 +115,32 @@ size_t mc_plan_n_changes(const struct mc_plan *plan);
  */
 int mc_plan_replay_check(const struct mc_plan *plan, const struct mc_snapshot *s,
 			 const struct mc_caps *caps, size_t *ret_first_bad);
+
+/*
+ * A systemd unit the profile names, as the host found it: the value of
+ * each property of mc_knob_unit_property that systemd has (prop_known:
+ * false when this systemd has no such property), in bytes, MC_SIZE_MAX for
+ * systemd's "infinity".
+ */
+struct mc_unit_state {
+	const char *name;
+	uint64_t prop[MC_KNOB__COUNT];
+	bool prop_known[MC_KNOB__COUNT];
+};
+
+/*
+ * Appends to plan the steps that take the units of p to their settings:
+ * units[i] is the state of p->units[i]. A knob with a property is an
+ * MC_STEP_UNIT step when it differs from the property's value (sizes
+ * rounded down to caps->page_size); increases are ordered from max down,
+ * decreases from min up, so min <= low <= high <= max holds after every
+ * step. A knob systemd has no property for is a NOTE saying why it is not
+ * applied. A final state out of order (a knob against a live property),
+ * or a property this systemd lacks, is a diagnostic and -EINVAL; 0 or
+ * -ENOMEM otherwise.
+ */
+int mc_plan_units(const struct mc_profile *p, const struct mc_unit_state *units,
+		  const struct mc_caps *caps, struct mc_plan *plan, struct mc_diags *diags);
 
 void mc_plan_free(struct mc_plan *plan);
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -128,6 +129,25 @@ int mc_path_join(const char *parent, const char *rel, char **ret)
 		*w++ = '/';
 	*w = '\0';
 	*ret = out;
+	return 0;
+}
+
+int host_join(const char *base, const char *name, char **ret)
+{
+	size_t bl = strlen(base), nl = strlen(name);
+	bool slash = bl > 0 && base[bl - 1] != '/';
+	char *p;
+
+	if (bl + nl + 2 > PATH_MAX)
+		return -ENAMETOOLONG;
+	p = malloc(bl + nl + 2);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, base, bl);
+	if (slash)
+		p[bl++] = '/';
+	memcpy(p + bl, name, nl + 1);
+	*ret = p;
 	return 0;
 }
 
@@ -515,6 +535,58 @@ int mc_host_read_usage(struct mc_host *h, const char *group, uint64_t *ret)
 	return mc_host_read_value(h, group,
 				  h->caps.ver == MC_CGV1 ? "memory.usage_in_bytes" : "memory.current",
 				  ret);
+}
+
+int mc_host_effective_limit(struct mc_host *h, const char *group, uint64_t *ret)
+{
+	uint64_t lim = h->caps.mem_total, v;
+	char *p, *slash;
+	int r = 0;
+
+	if (!h->caps.file[MC_KNOB_MAX]) {
+		*ret = lim;
+		return 0;
+	}
+	p = strdup(group);
+	if (!p)
+		return -ENOMEM;
+	/* group, then each ancestor up to "/": cut at the last '/' each time */
+	for (;;) {
+		r = mc_host_read_knob(h, p, MC_KNOB_MAX, &v);
+		/*
+		 * The v2 root has no memory.max: it limits nothing. Nor does one
+		 * that does not parse (the snapshot names it, when in the tree).
+		 */
+		if (r == -ENOENT || r == -EINVAL)
+			r = 0;
+		else if (r < 0)
+			break;
+		else if (v < lim)
+			lim = v;
+		slash = strrchr(p, '/');
+		if (!slash || strcmp(p, "/") == 0)
+			break;
+		slash[slash == p ? 1 : 0] = '\0';
+	}
+	free(p);
+	if (r == 0)
+		*ret = lim;
+	return r;
+}
+
+void host_fd_budget_update(struct mc_host *h)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		h->fd_budget = 512;
+	else
+		h->fd_budget = (size_t)rl.rlim_cur / 2;
+}
+
+size_t mc_host_fd_budget(const struct mc_host *h)
+{
+	return h->fd_budget;
 }
 
 int mc_host_reclaim_v2(struct mc_host *h, const char *group, uint64_t bytes, int node)

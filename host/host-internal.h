@@ -78,6 +78,8 @@ struct mc_host {
 
 	long write_timeout_ms;          /* each write's bound (0: none) */
 	long write_deadline_ms;         /* CLOCK_MONOTONIC ms writes must end by (0: none) */
+
+	struct host_bus *bus;           /* systemd's bus once used (sdbus.c), or NULL */
 };
 
 /* Translates a libcgroup ECG* code (or 0) to 0 / -errno. Never calls cgroup_strerror. */
@@ -160,7 +162,7 @@ const char *host_slot_file(const struct mc_host *h, int f);
 /* Sets h->fd_budget from the soft RLIMIT_NOFILE now. */
 void host_fd_budget_update(struct mc_host *h);
 
-/* Frees the host's subtree readers (subtree.c). */
+/* Frees the host's subtree readers (snapshot.c). */
 void host_trees_free(struct mc_host *h);
 
 /*

@@ -18,7 +18,9 @@
 #include "buf.h"
 #include "host-internal.h"
 #include "journal.h"
+#include "sdbus.h"
 #include "size.h"
+#include "unitname.h"
 
 #define JOURNAL_MAGIC "memctl-journal 2"
 
@@ -88,6 +90,20 @@ static char *fmt_size(uint64_t v, char buf[static 24])
 	if (mc_size_format(v, buf, 24) < 0)
 		snprintf(buf, 24, "%" PRIu64, v);
 	return buf;
+}
+
+/*
+ * What an undo does after reading the current value (e: the read's result):
+ * 0 nothing (already the old value), -ESTALE (strict, and someone else's
+ * value since), 1 the old value must be written back, or the read's -errno.
+ */
+static int undo_needed(int e, uint64_t cur, const struct mc_jrec *r, bool strict)
+{
+	if (e < 0)
+		return e;
+	if (cur == r->old_raw)
+		return 0;
+	return strict && cur != r->new_raw ? -ESTALE : 1;
 }
 
 /* mkdir: a group this apply creates. */
@@ -225,19 +241,17 @@ static int write_do(struct mc_host *h, const struct mc_jrec *r, uint64_t *ret_re
 static int write_undo(struct mc_host *h, const struct mc_jrec *r, bool strict,
 		      const char **ret_what)
 {
-	uint64_t cur;
+	uint64_t cur = 0;
 	int e;
 
 	if (!r->old_valid)
 		return 0;   /* the group is new: its removal undoes this */
 	*ret_what = mc_knob_info(r->knob)->name;
 	e = mc_host_read_knob(h, r->path, r->knob, &cur);
-	if (e == 0 && cur == r->old_raw)
-		return 0;
-	if (e == 0 && strict && cur != r->new_raw)
-		return -ESTALE;
-	if (e == 0)
-		e = mc_host_write_knob(h, r->path, r->knob, r->old_raw, NULL);
+	e = undo_needed(e, cur, r, strict);
+	if (e != 1)
+		return e;
+	e = mc_host_write_knob(h, r->path, r->knob, r->old_raw, NULL);
 	return e < 0 ? e : 1;
 }
 
@@ -444,6 +458,80 @@ static char *rmdir_failure(const struct mc_step *s, const char *abs)
 	return mc_asprintf("cannot remove group '%s'", abs);
 }
 
+/* unit: a systemd unit's memory property, set through systemd's bus (sdbus.h). */
+
+static int unit_format(FILE *f, const struct mc_jrec *r)
+{
+	char old[24], new[24];
+
+	fmt_raw(r->old_raw, old);
+	fmt_raw(r->new_raw, new);
+	return fprintf(f, "%s %s %s %s", mc_knob_unit_property(r->knob), old, new, r->path);
+}
+
+/* "PROPERTY OLD NEW UNIT": the property one of mc_knob_unit_property, the unit's name checked. */
+static int unit_parse(const char *args, struct mc_jrec *r)
+{
+	const char *p = args, *w, *why;
+	size_t len;
+
+	w = next_word(&p, &len);
+	r->knob = MC_KNOB__COUNT;
+	for (int k = 0; k < MC_KNOB__COUNT; k++) {
+		const char *prop = mc_knob_unit_property((enum mc_knob)k);
+
+		if (prop && strlen(prop) == len && memcmp(prop, w, len) == 0)
+			r->knob = (enum mc_knob)k;
+	}
+	if (r->knob == MC_KNOB__COUNT)
+		return -EBADMSG;
+	w = next_word(&p, &len);
+	if (parse_raw(w, len, &r->old_raw) < 0)
+		return -EBADMSG;
+	w = next_word(&p, &len);
+	if (parse_raw(w, len, &r->new_raw) < 0 || mc_sd_target_check(p, &why) < 0)
+		return -EBADMSG;
+	r->old_valid = true;
+	return dup_path(p, r);
+}
+
+static int unit_do(struct mc_host *h, const struct mc_jrec *r, uint64_t *ret_readback)
+{
+	return mc_host_unit_set(h, r->path, r->knob, r->new_raw, ret_readback);
+}
+
+static int unit_undo(struct mc_host *h, const struct mc_jrec *r, bool strict,
+		     const char **ret_what)
+{
+	uint64_t cur = 0;
+	int e;
+
+	*ret_what = mc_knob_unit_property(r->knob);
+	e = mc_host_unit_get(h, r->path, r->knob, &cur);
+	e = undo_needed(e, cur, r, strict);
+	if (e != 1)
+		return e;
+	e = mc_host_unit_set(h, r->path, r->knob, r->old_raw, NULL);
+	return e < 0 ? e : 1;
+}
+
+static int unit_describe(const struct mc_step *s, struct mc_step_text *t)
+{
+	char a[24], b[24];
+
+	t->file = s->file;
+	t->value = mc_asprintf("%s -> %s via systemd", fmt_size(s->old_raw, a),
+			       fmt_size(s->new_raw, b));
+	t->done = t->value ? mc_asprintf("%s: %s %s", s->group, s->file, t->value) : NULL;
+	t->brief = mc_asprintf("%s -> %s via systemd", s->file, fmt_size(s->new_raw, b));
+	return 0;
+}
+
+static char *unit_failure(const struct mc_step *s, const char *abs)
+{
+	return mc_asprintf("cannot set %s of unit '%s' through systemd", s->file, s->group);
+}
+
 /* Steps that are never journaled: a setting this host cannot carry out, a reclaim. */
 
 static int note_describe(const struct mc_step *s, struct mc_step_text *t)
@@ -487,6 +575,8 @@ static const struct step_kind kinds[] = {
 			     enable_undo, enable_describe, enable_failure, true },
 	[MC_STEP_SYSCTL] = { "sysctl", "sysctl", sysctl_format, sysctl_parse, sysctl_do,
 			     sysctl_undo, sysctl_describe, sysctl_failure, false },
+	[MC_STEP_UNIT] = { "write", "unit", unit_format, unit_parse, unit_do, unit_undo,
+			   unit_describe, unit_failure, false },
 	[MC_STEP_RMDIR] = { "remove", "rmdir", rmdir_format, rmdir_parse, rmdir_do, rmdir_undo,
 			    rmdir_describe, rmdir_failure, true },
 };
@@ -531,6 +621,8 @@ int mc_journal_from_plan(const struct mc_plan *plan, long pid, struct mc_journal
 			continue;
 		if (s->kind == MC_STEP_SYSCTL)
 			rec.path = (char *)s->file;
+		else if (s->kind == MC_STEP_UNIT)
+			rec.path = s->group;   /* a unit's name, not a group below the parent */
 		else if ((r = mc_path_join(plan->parent, s->group, &abs)) == 0)
 			rec.path = abs;
 		if (r == 0)
@@ -617,7 +709,7 @@ static int parse_record(struct mc_journal *j, const char *line)
 	rec.kind = (enum mc_step_kind)(k - kinds);
 	if ((r = k->parse(args + 1, &rec)) < 0)
 		return r;
-	if (rec.kind != MC_STEP_SYSCTL &&
+	if (rec.kind != MC_STEP_SYSCTL && rec.kind != MC_STEP_UNIT &&
 	    (!cgfs_clean_path(rec.path) || !inside(rec.path, j->parent, k->group_below))) {
 		free(rec.path);
 		return -EBADMSG;
@@ -742,6 +834,9 @@ char *mc_step_failure(const struct mc_step *s, const char *abs, int err, uint64_
 		return NULL;
 	if (err == -EIO && s->kind == MC_STEP_WRITE)
 		out = mc_asprintf("%s: the kernel kept %s instead of %s", head,
+				  fmt_size(readback, a), fmt_size(s->new_raw, b));
+	else if (err == -EIO && s->kind == MC_STEP_UNIT)
+		out = mc_asprintf("%s: systemd kept %s instead of %s", head,
 				  fmt_size(readback, a), fmt_size(s->new_raw, b));
 	else if (err == -EIO && s->kind == MC_STEP_ENABLE)
 		out = mc_asprintf("%s: the kernel did not keep it", head);

@@ -18,6 +18,61 @@ static int note_uncached(struct mc_decisions *dec, const struct mc_snapshot *sna
 	return mc_decisions_add_note(dec, note);
 }
 
+/*
+ * A property the profile asks for that this systemd lacks is a host
+ * problem, not the profile's: -EOPNOTSUPP at stage UNITS, recorded.
+ */
+static int check_properties(struct mc_host *h, const struct mc_profile *p, struct mc_pipeline *pl)
+{
+	for (size_t i = 0; i < p->n_units; i++)
+		for (int k = 0; k < MC_KNOB__COUNT; k++)
+			if (p->units[i].knob[k].kind != MC_SIZE_UNSET && mc_knob_unit_property(k) &&
+			    !pl->units[i].prop_known[k]) {
+				pl->failed_unit = i;
+				return mc_host_bus_refuse(h, -EOPNOTSUPP, MC_BUS_TOO_OLD,
+							  p->units[i].name, mc_knob_unit_property(k),
+							  "this systemd has no such unit property");
+			}
+	return 0;
+}
+
+/* Reads the profile's units through systemd and appends their steps to the plan. */
+static int plan_units(struct mc_host *h, const struct mc_profile *p, struct mc_pipeline *pl)
+{
+	struct mc_unit_state *st;
+	int r = 0;
+
+	if (!p->n_units)
+		return 0;
+	pl->units = calloc(p->n_units, sizeof(*pl->units));
+	st = calloc(p->n_units, sizeof(*st));
+	if (!pl->units || !st) {
+		free(st);
+		return -ENOMEM;
+	}
+	pl->failed = MC_STAGE_UNITS;
+	for (size_t i = 0; i < p->n_units && r == 0; i++) {
+		pl->failed_unit = i;
+		r = mc_host_unit_read(h, p->units[i].name, &pl->units[i]);
+		if (r < 0)
+			break;
+		pl->n_units++;
+		st[i].name = p->units[i].name;
+		memcpy(st[i].prop, pl->units[i].prop, sizeof(st[i].prop));
+		memcpy(st[i].prop_known, pl->units[i].prop_known, sizeof(st[i].prop_known));
+	}
+	if (r == 0)
+		r = check_properties(h, p, pl);
+	if (r == 0) {
+		pl->failed = MC_STAGE_PLAN;
+		r = mc_plan_units(p, st, mc_host_caps(h), &pl->plan, &pl->plan_diags);
+	}
+	free(st);
+	if (r < 0 && pl->failed == MC_STAGE_UNITS)
+		pl->bus_err = mc_host_bus_error(h);
+	return r;
+}
+
 int mc_pipeline_run(struct mc_host *h, const struct mc_profile *p,
 		    const struct mc_pipeline_opts *o, struct mc_pipeline *ret)
 {
@@ -56,6 +111,10 @@ int mc_pipeline_run(struct mc_host *h, const struct mc_profile *p,
 			return r;
 		r = mc_plan_build(p, snap, caps, &po, &ret->plan, &ret->plan_diags);
 		ret->have_plan = r == 0;
+		if (r == 0 && (r = plan_units(h, p, ret)) < 0) {
+			mc_plan_free(&ret->plan);
+			ret->have_plan = false;
+		}
 	}
 	return r;
 }
@@ -70,5 +129,8 @@ void mc_pipeline_release(struct mc_pipeline *pl)
 	mc_diags_free(&pl->plan_diags);
 	if (pl->have_plan)
 		mc_plan_free(&pl->plan);
+	for (size_t i = 0; i < pl->n_units; i++)
+		mc_unit_info_free(&pl->units[i]);
+	free(pl->units);
 	memset(pl, 0, sizeof(*pl));
 }

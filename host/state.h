@@ -123,4 +123,14 @@ void mc_pending_free(struct mc_pending *p);
 /* True when state_dir holds a journal (of any kind, also one that is refused). */
 bool mc_journal_exists(const char *state_dir);
 
+/*
+ * The trust rule of the state directory, for other directories memctl
+ * keeps (the history store): st, of what is at dir/name (name NULL: dir
+ * itself), must be a directory (name NULL) or a regular file with one
+ * link, owned by root or the caller, writable by no one else. 0, or
+ * -EPERM with the reason in *why (allocated; a earlier one is freed).
+ */
+struct stat;
+int mc_state_trust_stat(const struct stat *st, const char *dir, const char *name, char **why);
+
 #endif

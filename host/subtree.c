@@ -47,12 +47,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "host-internal.h"
+#include "names.h"
 #include "subtree.h"
 
 struct sub_grp;
@@ -81,25 +81,6 @@ struct sub_grp {
 	int wd;                 /* inotify watch, -1: none */
 };
 
-/* The files whose keys the reader renames or stores without a copy. */
-enum key_file { KEYS_STAT, KEYS_NUMA, KEYS_EVENTS, KEYS__COUNT };
-
-struct key_slot {
-	char key[48];
-	unsigned char len;
-	const char *to;         /* as key_lookup names it */
-	bool copy;
-};
-
-struct key_cache {
-	struct key_slot *v;     /* the keys of the last read, in order */
-	size_t n;
-	size_t cap;
-	size_t pos;             /* the next key of this read */
-	enum key_file kf;
-	bool v1;
-};
-
 struct mc_subtree {
 	struct mc_host *h;
 	char *parent;
@@ -113,7 +94,7 @@ struct mc_subtree {
 	bool pending;           /* a group was marked dirty or stale since the last walk */
 	size_t unwatched;       /* groups without a watch: listed at every scan */
 	struct host_buf dents;  /* getdents buffer, reused */
-	struct key_cache keys[KEYS__COUNT];
+	struct host_keys keys[HOST_KEYS__COUNT];  /* per file, see names.h */
 };
 
 /* --- descriptors --- */
@@ -608,131 +589,6 @@ int mc_subtree_scan(struct mc_subtree *t, bool full)
 	return r < 0 ? r : changed;
 }
 
-/* --- small helpers of the host layer --- */
-
-int host_join(const char *base, const char *name, char **ret)
-{
-	size_t bl = strlen(base), nl = strlen(name);
-	bool slash = bl > 0 && base[bl - 1] != '/';
-	char *p;
-
-	if (bl + nl + 2 > PATH_MAX)
-		return -ENAMETOOLONG;
-	p = malloc(bl + nl + 2);
-	if (!p)
-		return -ENOMEM;
-	memcpy(p, base, bl);
-	if (slash)
-		p[bl++] = '/';
-	memcpy(p + bl, name, nl + 1);
-	*ret = p;
-	return 0;
-}
-
-int mc_host_effective_limit(struct mc_host *h, const char *group, uint64_t *ret)
-{
-	uint64_t lim = h->caps.mem_total, v;
-	char *p, *slash;
-	int r = 0;
-
-	if (!h->caps.file[MC_KNOB_MAX]) {
-		*ret = lim;
-		return 0;
-	}
-	p = strdup(group);
-	if (!p)
-		return -ENOMEM;
-	/* group, then each ancestor up to "/": cut at the last '/' each time */
-	for (;;) {
-		r = mc_host_read_knob(h, p, MC_KNOB_MAX, &v);
-		/*
-		 * The v2 root has no memory.max: it limits nothing. Nor does one
-		 * that does not parse (the snapshot names it, when in the tree).
-		 */
-		if (r == -ENOENT || r == -EINVAL)
-			r = 0;
-		else if (r < 0)
-			break;
-		else if (v < lim)
-			lim = v;
-		slash = strrchr(p, '/');
-		if (!slash || strcmp(p, "/") == 0)
-			break;
-		slash[slash == p ? 1 : 0] = '\0';
-	}
-	free(p);
-	if (r == 0)
-		*ret = lim;
-	return r;
-}
-
-void host_fd_budget_update(struct mc_host *h)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
-		h->fd_budget = 512;
-	else
-		h->fd_budget = (size_t)rl.rlim_cur / 2;
-}
-
-size_t mc_host_fd_budget(const struct mc_host *h)
-{
-	return h->fd_budget;
-}
-
-int mc_host_bad_files(const struct mc_host *h, uint32_t bad, char **ret)
-{
-	size_t len = 0;
-	char *out;
-
-	for (int f = 0; f < HOST_FILE__COUNT; f++)
-		if (bad & (1u << f) && host_slot_file(h, f))
-			len += strlen(host_slot_file(h, f)) + 2;
-	out = malloc(len + 1);
-	if (!out)
-		return -ENOMEM;
-	out[0] = '\0';
-	for (int f = 0; f < HOST_FILE__COUNT; f++) {
-		if (!(bad & (1u << f)) || !host_slot_file(h, f))
-			continue;
-		if (out[0])
-			strcat(out, ", ");
-		strcat(out, host_slot_file(h, f));
-	}
-	*ret = out;
-	return 0;
-}
-
-/* The files a group's slots are read from: knob slots use caps->file[], then these. */
-static const struct {
-	const char *v1;
-	const char *v2;
-} other_files[HOST_FILE__COUNT] = {
-	[HOST_FILE_USAGE] = { "memory.usage_in_bytes", "memory.current" },
-	[HOST_FILE_STAT] = { "memory.stat", "memory.stat" },
-	[HOST_FILE_NUMA] = { "memory.numa_stat", "memory.numa_stat" },
-	[HOST_FILE_EVENTS] = { NULL, "memory.events" },
-	[HOST_FILE_FAILCNT] = { "memory.failcnt", NULL },
-	[HOST_FILE_OOM] = { "memory.oom_control", NULL },
-	[HOST_FILE_PRESSURE] = { "memory.pressure", "memory.pressure" },
-	[HOST_FILE_SUBTREE] = { NULL, "cgroup.subtree_control" },
-};
-
-const char *host_slot_file(const struct mc_host *h, int f)
-{
-	if (f < MC_KNOB__COUNT)
-		return h->caps.file[f];
-	if (f == HOST_FILE_NUMA && !h->st.numa_stat)
-		return NULL;
-	if (f == HOST_FILE_PRESSURE && !h->st.psi)
-		return NULL;
-	return h->caps.ver == MC_CGV1 ? other_files[f].v1 : other_files[f].v2;
-}
-
-_Static_assert(HOST_FILE__COUNT <= 32, "mc_group_snap.bad has a bit per file");
-_Static_assert(MC_BAD_USAGE == 1u << HOST_FILE_USAGE, "host.h numbers the usage bit");
-
 /* --- the reader --- */
 
 int mc_subtree_new(struct mc_host *h, const char *parent, struct mc_subtree **ret)
@@ -764,8 +620,8 @@ void mc_subtree_free(struct mc_subtree *t)
 	free(t->e);
 	free(t->parent);
 	host_buf_free(&t->dents);
-	for (int k = 0; k < KEYS__COUNT; k++)
-		free(t->keys[k].v);
+	for (int k = 0; k < HOST_KEYS__COUNT; k++)
+		host_keys_release(&t->keys[k]);
 	free(t);
 }
 
@@ -782,6 +638,11 @@ const struct mc_subtree_entry *mc_subtree_entry(const struct mc_subtree *t, size
 uint64_t mc_subtree_limit(const struct mc_subtree *t)
 {
 	return t->limit;
+}
+
+const char *mc_subtree_parent(const struct mc_subtree *t)
+{
+	return t->parent;
 }
 
 /* --- reading a group --- */
@@ -868,178 +729,6 @@ static int slot_read(struct mc_subtree *t, struct sub_grp *g, int f, struct read
 	return r;
 }
 
-/*
- * v1 memory.stat keys under their v2 names. v2's memory.stat counts the
- * whole subtree, as v1's total_* keys do; v1's group-local keys have no v2
- * counterpart and are dropped, as are total_* keys v2 has no name for.
- * Before Linux 5.9 only file pages had refault tracking, under the names
- * workingset_refault / _activate / _restore (v2 too).
- */
-struct rename {
-	const char *from;
-	const char *to;
-};
-
-static const struct rename stat_v1[] = {
-	{ "total_cache", "file" },
-	{ "total_rss", "anon" },
-	{ "total_rss_huge", "anon_thp" },
-	{ "total_shmem", "shmem" },
-	{ "total_mapped_file", "file_mapped" },
-	{ "total_dirty", "file_dirty" },
-	{ "total_writeback", "file_writeback" },
-	{ "total_swapcached", "swapcached" },
-	{ "total_pgfault", "pgfault" },
-	{ "total_pgmajfault", "pgmajfault" },
-	{ "total_inactive_anon", "inactive_anon" },
-	{ "total_active_anon", "active_anon" },
-	{ "total_inactive_file", "inactive_file" },
-	{ "total_active_file", "active_file" },
-	{ "total_unevictable", "unevictable" },
-	{ "total_workingset_refault_anon", "workingset_refault_anon" },
-	{ "total_workingset_refault_file", "workingset_refault_file" },
-	{ "total_workingset_refault", "workingset_refault_file" },
-	{ "total_workingset_activate_anon", "workingset_activate_anon" },
-	{ "total_workingset_activate_file", "workingset_activate_file" },
-	{ "total_workingset_activate", "workingset_activate_file" },
-	{ "total_workingset_restore_anon", "workingset_restore_anon" },
-	{ "total_workingset_restore_file", "workingset_restore_file" },
-	{ "total_workingset_restore", "workingset_restore_file" },
-	{ "total_workingset_nodereclaim", "workingset_nodereclaim" },
-	{ NULL, NULL },
-}, stat_v2_old[] = {
-	{ "workingset_refault", "workingset_refault_file" },
-	{ "workingset_activate", "workingset_activate_file" },
-	{ "workingset_restore", "workingset_restore_file" },
-	{ NULL, NULL },
-}, numa_v1[] = {
-	{ "hierarchical_anon", "anon" },
-	{ "hierarchical_file", "file" },
-	{ "hierarchical_unevictable", "unevictable" },
-	{ NULL, NULL },
-}, oom_v1[] = {
-	{ "oom_kill", "oom_kill" },
-	{ NULL, NULL },
-};
-
-/*
- * Names v2 kernels print in memory.stat, numa_stat and memory.events,
- * sorted: stored without a copy. Another name is copied.
- */
-static const char *const v2_names[] = {
-	"active_anon", "active_file", "anon", "anon_thp", "file", "file_dirty", "file_mapped",
-	"file_thp", "file_writeback", "high", "hugetlb", "inactive_anon", "inactive_file",
-	"kernel", "kernel_stack", "low", "max", "oom", "oom_group_kill", "oom_kill", "pagetables",
-	"percpu", "pgactivate", "pgdeactivate", "pgfault", "pglazyfree", "pglazyfreed",
-	"pgmajfault", "pgrefill", "pgscan", "pgscan_direct", "pgscan_khugepaged",
-	"pgscan_kswapd", "pgsteal", "pgsteal_direct", "pgsteal_khugepaged", "pgsteal_kswapd",
-	"sec_pagetables", "shmem", "shmem_thp", "slab", "slab_reclaimable",
-	"slab_unreclaimable", "sock", "swapcached", "thp_collapse_alloc",
-	"thp_fault_alloc", "thp_fault_fallback_charge", "thp_swpout", "thp_swpout_fallback",
-	"unevictable", "vmalloc", "workingset_activate_anon", "workingset_activate_file",
-	"workingset_nodereclaim", "workingset_refault_anon", "workingset_refault_file",
-	"workingset_restore_anon", "workingset_restore_file", "zswap", "zswapped", "zswpin",
-	"zswpout",
-};
-
-static bool key_is(const char *name, const char *key, size_t len)
-{
-	return strncmp(name, key, len) == 0 && name[len] == '\0';
-}
-
-static const char *rename_find(const struct rename *t, const char *key, size_t len)
-{
-	for (; t->from; t++)
-		if (key_is(t->from, key, len))
-			return t->to;
-	return NULL;
-}
-
-/* v2_names' own string for key; else NULL and *copy (an unknown name is kept, copied). */
-static const char *v2_name(const char *key, size_t len, bool *copy)
-{
-	size_t lo = 0, hi = sizeof(v2_names) / sizeof(v2_names[0]);
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int d = strncmp(v2_names[mid], key, len);
-
-		if (d == 0 && v2_names[mid][len] == '\0')
-			return v2_names[mid];
-		if (d < 0)
-			lo = mid + 1;
-		else
-			hi = mid;   /* greater, or key is a prefix of it */
-	}
-	*copy = true;
-	return NULL;
-}
-
-/* The name one key of a file is stored under (see struct mc_key_map). */
-static const char *key_lookup(enum key_file kf, bool v1, const char *key, size_t len, bool *copy)
-{
-	const char *to;
-
-	switch (kf) {
-	case KEYS_STAT:
-		if (v1)
-			return rename_find(stat_v1, key, len);
-		to = rename_find(stat_v2_old, key, len);
-		return to ? to : v2_name(key, len, copy);
-	case KEYS_NUMA:
-		return v1 ? rename_find(numa_v1, key, len) : v2_name(key, len, copy);
-	case KEYS_EVENTS:
-		return v1 ? rename_find(oom_v1, key, len) : v2_name(key, len, copy);
-	case KEYS__COUNT:
-		break;
-	}
-	*copy = true;
-	return NULL;
-}
-
-/*
- * A file's keys come in the same order at every read, so each key is
- * looked up once: the cache remembers the names of the last read in order
- * and a read compares each key with the one at its place.
- */
-static const char *key_cached(void *arg, const char *key, size_t len, bool *copy)
-{
-	struct key_cache *c = arg;
-	struct key_slot *k = c->pos < c->n ? &c->v[c->pos] : NULL;
-	const char *to;
-
-	if (k && k->len == len && memcmp(k->key, key, len) == 0) {
-		c->pos++;
-		*copy = k->copy;
-		return k->to;
-	}
-	to = key_lookup(c->kf, c->v1, key, len, copy);
-	if (len >= sizeof(k->key))
-		return to;   /* longer than any kernel key: not kept */
-	if (!k) {
-		if (mc_array_reserve(&c->v, &c->cap, c->n + 1, sizeof(*c->v)) < 0)
-			return to;   /* not kept: looked up again next time */
-		k = &c->v[c->n++];
-	}
-	memcpy(k->key, key, len);
-	k->len = (unsigned char)len;
-	k->to = to;
-	k->copy = *copy;
-	c->pos++;
-	return to;
-}
-
-/* The key map of file kf, its cache rewound for a new read. */
-static struct mc_key_map keys_map(struct mc_subtree *t, enum key_file kf)
-{
-	struct key_cache *c = &t->keys[kf];
-
-	c->kf = kf;
-	c->v1 = t->h->caps.ver == MC_CGV1;
-	c->pos = 0;
-	return (struct mc_key_map){ .name = key_cached, .arg = c };
-}
-
 static void numa_free(struct mc_group_snap *gs)
 {
 	for (size_t n = 0; n < gs->n_numa; n++)
@@ -1070,18 +759,18 @@ static int slot_parse(struct mc_subtree *t, int f, size_t len, struct mc_group_s
 		gs->usage_valid = r == 0;
 		return r;
 	case HOST_FILE_STAT:
-		map = keys_map(t, KEYS_STAT);
-		r = mc_kvs_reserve(&gs->stat, t->keys[KEYS_STAT].n);
+		map = host_keys_map(&t->keys[HOST_KEYS_STAT], HOST_KEYS_STAT, v1);
+		r = mc_kvs_reserve(&gs->stat, t->keys[HOST_KEYS_STAT].n);
 		return r < 0 ? r : mc_parse_flat_keyed_map(p, len, &map, &gs->stat);
 	case HOST_FILE_NUMA:
-		map = keys_map(t, KEYS_NUMA);
+		map = host_keys_map(&t->keys[HOST_KEYS_NUMA], HOST_KEYS_NUMA, v1);
 		r = mc_parse_numa_stat_map(p, len, h->caps.page_size, v1, &map, &gs->numa,
 					   &gs->n_numa);
 		if (r < 0)
 			numa_free(gs);
 		return r;
 	case HOST_FILE_EVENTS:
-		map = keys_map(t, KEYS_EVENTS);
+		map = host_keys_map(&t->keys[HOST_KEYS_EVENTS], HOST_KEYS_EVENTS, v1);
 		return mc_parse_flat_keyed_map(p, len, &map, &gs->events);
 	case HOST_FILE_FAILCNT:
 		/* v1's failcnt counts hits of the limit: v2's "max" event. */
@@ -1089,7 +778,7 @@ static int slot_parse(struct mc_subtree *t, int f, size_t len, struct mc_group_s
 		return r < 0 ? r : mc_kvs_add_borrowed(&gs->events, "max", v);
 	case HOST_FILE_OOM:
 		/* v1's oom_control: its oom_kill is v2's event of that name, the rest goes. */
-		map = keys_map(t, KEYS_EVENTS);
+		map = host_keys_map(&t->keys[HOST_KEYS_EVENTS], HOST_KEYS_EVENTS, v1);
 		return mc_parse_flat_keyed_map(p, len, &map, &gs->events);
 	case HOST_FILE_PRESSURE:
 		r = mc_parse_psi(p, len, &gs->psi);
@@ -1221,139 +910,4 @@ int mc_subtree_reopen(struct mc_subtree *t, size_t i)
 	if (!fd_keep(t, &g->dfd, fd))
 		close(fd);
 	return 0;
-}
-
-/* --- snapshots --- */
-
-/* Readers kept per parent between snapshots; the least recently used goes. */
-static int host_tree(struct mc_host *h, const char *parent, struct mc_subtree **ret)
-{
-	size_t lru = 0;
-	int r;
-
-	h->tree_clock++;
-	for (size_t i = 0; i < HOST_TREES; i++) {
-		if (h->trees[i] && strcmp(h->trees[i]->parent, parent) == 0) {
-			h->tree_used[i] = h->tree_clock;
-			*ret = h->trees[i];
-			return 0;
-		}
-		if (h->tree_used[i] < h->tree_used[lru])
-			lru = i;
-	}
-	mc_subtree_free(h->trees[lru]);
-	h->trees[lru] = NULL;
-	r = mc_subtree_new(h, parent, &h->trees[lru]);
-	if (r < 0)
-		return r;
-	h->tree_used[lru] = h->tree_clock;
-	*ret = h->trees[lru];
-	return 0;
-}
-
-void host_trees_free(struct mc_host *h)
-{
-	for (size_t i = 0; i < HOST_TREES; i++) {
-		mc_subtree_free(h->trees[i]);
-		h->trees[i] = NULL;
-		h->tree_used[i] = 0;
-	}
-}
-
-/*
- * Reads every part of entry i into gs. A group gone (or replaced) since the
- * scan is opened once more under its name; gone for good, it stays in the
- * snapshot with present=false and nothing else.
- */
-static int snap_group(struct mc_subtree *t, size_t i, struct mc_group_snap *gs, bool *kept)
-{
-	int r = mc_subtree_read(t, i, MC_READ_ALL, gs, kept);
-	char *path;
-
-	if (r == -ENODEV) {
-		r = mc_subtree_reopen(t, i);
-		if (r == 0)
-			r = mc_subtree_read(t, i, MC_READ_ALL, gs, kept);
-	}
-	if (r != -ENODEV)
-		return r;
-	path = gs->path;
-	gs->path = NULL;
-	mc_group_snap_free(gs);
-	memset(gs, 0, sizeof(*gs));
-	gs->path = path;
-	return 0;
-}
-
-/* A note naming the files of gs that did not parse. */
-static int snap_note_bad(struct mc_host *h, struct mc_snapshot *s, const struct mc_group_snap *gs)
-{
-	char *files = NULL, *note = NULL;
-	int r = mc_host_bad_files(h, gs->bad, &files);
-
-	if (r == 0 && asprintf(&note, "'%s%s%s': %s did not parse; taken as unknown", s->parent,
-			       *gs->path && strcmp(s->parent, "/") != 0 ? "/" : "", gs->path,
-			       files) < 0)
-		r = -ENOMEM;
-	free(files);
-	if (r < 0)
-		return r;
-	if (mc_array_reserve(&s->notes, &s->cap_notes, s->n_notes + 1, sizeof(*s->notes)) < 0) {
-		free(note);
-		return -ENOMEM;
-	}
-	s->notes[s->n_notes++] = note;
-	return 0;
-}
-
-int mc_host_snapshot(struct mc_host *h, const char *parent, struct mc_snapshot *ret)
-{
-	struct mc_snapshot s = { 0 };
-	struct mc_subtree *t = NULL;
-	size_t n;
-	int r;
-
-	r = mc_path_join(parent, "", &s.parent);
-	if (r == 0)
-		r = host_tree(h, s.parent, &t);
-	if (r == 0)
-		r = mc_subtree_scan(t, false);
-	if (r < 0)
-		goto fail;
-	n = mc_subtree_count(t);
-	s.groups = calloc(n ? n : 1, sizeof(*s.groups));
-	if (!s.groups) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct mc_group_snap *gs = &s.groups[i];
-		bool kept = true;
-
-		gs->path = strdup(mc_subtree_entry(t, i)->path);
-		if (!gs->path) {
-			r = -ENOMEM;
-			goto fail;
-		}
-		s.n++;
-		r = snap_group(t, i, gs, &kept);
-		if (r == 0 && gs->bad)
-			r = snap_note_bad(h, &s, gs);
-		if (r < 0)
-			goto fail;
-		s.uncached += !kept;
-	}
-	if (s.n == 0 || !s.groups[0].present) {
-		r = -ENOENT;
-		goto fail;
-	}
-	s.parent_limit = mc_subtree_limit(t);
-	s.fd_budget = mc_host_fd_budget(h);
-	if (mc_host_sysctl_read(h, "vm.max_reclaimers_per_node", &s.kernel_per_node) < 0)
-		s.kernel_per_node = -1;
-	*ret = s;
-	return 0;
-fail:
-	mc_snapshot_free(&s);
-	return r;
 }

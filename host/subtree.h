@@ -74,6 +74,8 @@ size_t mc_subtree_count(const struct mc_subtree *t);
 const struct mc_subtree_entry *mc_subtree_entry(const struct mc_subtree *t, size_t i);
 /* The parent's effective limit at the last scan (mc_host_effective_limit of the parent). */
 uint64_t mc_subtree_limit(const struct mc_subtree *t);
+/* The parent as mc_subtree_new was given it, normalised ("/a/b"); t owns it. */
+const char *mc_subtree_parent(const struct mc_subtree *t);
 
 /*
  * Reads the parts of entry i into gs; the members of other parts are left
