@@ -121,28 +121,45 @@ static int bus_get(struct mc_host *h, struct host_bus **ret)
 	return r < 0 ? bus_fail(b, r, MC_BUS_FAILED, NULL, NULL, strerror(-r)) : 0;
 }
 
-/* Loads unit name and returns its object path (allocated). */
-static int unit_path(struct host_bus *b, const char *name, char **ret)
+/* Manager method (GetUnit or LoadUnit) of unit name: its object path (allocated). */
+static int call_unit_method(struct host_bus *b, const char *method, const char *name,
+			    sd_bus_error *e, char **ret)
 {
-	sd_bus_error e = SD_BUS_ERROR_NULL;
 	sd_bus_message *reply = NULL;
 	const char *path;
 	int r;
 
-	if (!mc_sd_is_unit_name(name, strlen(name)))
-		return bus_fail(b, -EINVAL, MC_BUS_NO_UNIT, name, NULL, "not a unit name");
-	r = sd_bus_call_method(b->bus, SD_DEST, SD_PATH, SD_MANAGER, "LoadUnit", &e, &reply, "s",
-			       name);
-	if (r < 0) {
-		r = bus_fail_error(b, r, &e, name, NULL, MC_BUS_FAILED);
-		sd_bus_error_free(&e);
+	r = sd_bus_call_method(b->bus, SD_DEST, SD_PATH, SD_MANAGER, method, e, &reply, "s", name);
+	if (r < 0)
 		return r;
-	}
 	r = sd_bus_message_read(reply, "o", &path);
 	if (r >= 0 && !(*ret = strdup(path)))
 		r = -ENOMEM;
 	sd_bus_message_unref(reply);
-	return r < 0 ? bus_fail(b, r, MC_BUS_FAILED, name, NULL, strerror(-r)) : 0;
+	return r < 0 ? r : 0;
+}
+
+/*
+ * The object path of unit name (allocated). GetUnit first: it needs no
+ * privilege, so an unprivileged plan can read a loaded unit; LoadUnit only
+ * for a unit systemd has not loaded (which is how "not found" is told).
+ */
+static int unit_path(struct host_bus *b, const char *name, char **ret)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	int r;
+
+	if (!mc_sd_is_unit_name(name, strlen(name)))
+		return bus_fail(b, -EINVAL, MC_BUS_NO_UNIT, name, NULL, "not a unit name");
+	r = call_unit_method(b, "GetUnit", name, &e, ret);
+	if (r < 0 && sd_bus_error_has_name(&e, "org.freedesktop.systemd1.NoSuchUnit")) {
+		sd_bus_error_free(&e);
+		r = call_unit_method(b, "LoadUnit", name, &e, ret);
+	}
+	if (r < 0)
+		r = bus_fail_error(b, r, &e, name, NULL, MC_BUS_FAILED);
+	sd_bus_error_free(&e);
+	return r;
 }
 
 /* A string property of the unit at path. */
