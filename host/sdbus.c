@@ -39,8 +39,7 @@ void mc_host_bus_close(struct mc_host *h)
 		return;
 	if (h->bus->bus)
 		sd_bus_flush_close_unref(h->bus->bus);
-	free(h->bus->err.unit);
-	free(h->bus->err.detail);
+	mc_bus_error_release(&h->bus->err);
 	free(h->bus);
 	h->bus = NULL;
 }
@@ -50,6 +49,24 @@ const struct mc_bus_error *mc_host_bus_error(const struct mc_host *h)
 	static const struct mc_bus_error none = { MC_BUS_OK, NULL, NULL, NULL };
 
 	return h->bus ? &h->bus->err : &none;
+}
+
+void mc_bus_error_copy(const struct mc_bus_error *e, struct mc_bus_error *ret)
+{
+	if (e->fail == MC_BUS_OK)
+		return;
+	mc_bus_error_release(ret);
+	ret->fail = e->fail;
+	ret->property = e->property;
+	ret->unit = e->unit ? strdup(e->unit) : NULL;
+	ret->detail = e->detail ? strdup(e->detail) : NULL;
+}
+
+void mc_bus_error_release(struct mc_bus_error *e)
+{
+	free(e->unit);
+	free(e->detail);
+	memset(e, 0, sizeof(*e));
 }
 
 /* Records a failure (unit and detail copied; either may be NULL). Returns err. */
