@@ -35,9 +35,13 @@ static int cmd_check_exec(struct mc_ctx *ctx, const void *opts, int argc, char *
 	}
 	mc_diags_free(&d);
 	if (!ctx->quiet)
-		fprintf(ctx->out_f, "%s: ok (%zu group%s, parent %s)\n", argv[0],
+		fprintf(ctx->out_f, "%s: ok (%zu group%s, ", argv[0],
 			count_groups(p.groups, p.n_groups),
-			count_groups(p.groups, p.n_groups) == 1 ? "" : "s", p.parent);
+			count_groups(p.groups, p.n_groups) == 1 ? "" : "s");
+	if (!ctx->quiet && p.n_units)
+		fprintf(ctx->out_f, "%zu unit%s, ", p.n_units, p.n_units == 1 ? "" : "s");
+	if (!ctx->quiet)
+		fprintf(ctx->out_f, "parent %s)\n", p.parent);
 	mc_profile_free(&p);
 	return MC_EXIT_OK;
 }

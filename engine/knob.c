@@ -34,6 +34,18 @@ const struct mc_knob_info *mc_knob_info(enum mc_knob k)
 	return &knobs[k];
 }
 
+const char *mc_knob_unit_property(enum mc_knob k)
+{
+	static const char *const props[MC_KNOB__COUNT] = {
+		[MC_KNOB_MAX] = "MemoryMax",
+		[MC_KNOB_HIGH] = "MemoryHigh",
+		[MC_KNOB_LOW] = "MemoryLow",
+		[MC_KNOB_MIN] = "MemoryMin",
+		[MC_KNOB_SWAP] = "MemorySwapMax",
+	};
+	return k < MC_KNOB__COUNT ? props[k] : NULL;
+}
+
 int mc_knob_lookup(const char *name, enum mc_knob *ret)
 {
 	for (int k = 0; k < MC_KNOB__COUNT; k++) {

@@ -49,6 +49,14 @@ const struct mc_knob_info *mc_knob_info(enum mc_knob k);
  */
 int mc_knob_lookup(const char *name, enum mc_knob *ret);
 
+/*
+ * The systemd unit property that sets k on a unit's cgroup (cgroup v2
+ * semantics): "MemoryMax", "MemoryHigh", "MemoryLow", "MemoryMin",
+ * "MemorySwapMax"; NULL for the knobs systemd has no property for
+ * (soft_limit, reclaim_protect_active).
+ */
+const char *mc_knob_unit_property(enum mc_knob k);
+
 /* The knob name closest to an unknown one (edit distance), for "did you mean". */
 const char *mc_knob_suggest(const char *name);
 

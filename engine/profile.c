@@ -15,6 +15,7 @@
 
 #include "buf.h"
 #include "profile.h"
+#include "unitname.h"
 
 /*
  * Reading a profile happens in two passes.
@@ -658,6 +659,7 @@ struct key_table {
 	/* When set, the knob names of knob.h are keys too, read by this. */
 	void (*knob)(struct ctx *c, const struct field *f, void *obj, enum mc_knob k);
 	bool extensions;   /* ignores keys starting "x-": a place for anchors */
+	bool unit;         /* a unit's settings: no child groups */
 };
 
 struct key_ref {
@@ -769,7 +771,10 @@ static void unknown_key(struct ctx *c, const struct key_table *t, const struct f
 	 * In a group, a key holding a mapping is most likely a child group
 	 * written without "groups:"; a knob name would be a poor guess.
 	 */
-	if (t->knob && f->val && (f->val->type == NODE_MAPPING || is_null(f->val)) &&
+	if (t->unit && strcmp(f->name, "groups") == 0)
+		perr(c, f->key_pos, f->path, "a unit has no child groups here: memctl sets the "
+		     "unit's own settings (groups inside a unit need its Delegate=yes and 'parent:')");
+	else if (t->knob && f->val && (f->val->type == NODE_MAPPING || is_null(f->val)) &&
 	    !(best && strcmp(best, "groups") == 0))
 		perr(c, f->key_pos, f->path, "unknown key '%s' (child groups go under 'groups:')",
 		     quote(f->name).s);
@@ -1101,6 +1106,99 @@ static void walk_groups(struct ctx *c, const struct field *f, int depth,
 	free(dup);
 }
 
+/* ---- units: systemd units as targets ---- */
+
+/*
+ * A unit's knob: as a group's, but a size in bytes (or max). A percentage
+ * would need a base: memctl's are of the parent group's limit, systemd's
+ * of the host's RAM; a unit has no parent in the profile, so neither is
+ * guessed.
+ */
+static void parse_unit_knob(struct ctx *c, const struct field *f, void *obj, enum mc_knob k)
+{
+	struct mc_group_spec *g = ((struct group_walk *)obj)->g;
+
+	parse_knob(c, f, obj, k);
+	if (g->knob[k].kind != MC_SIZE_PERCENT)
+		return;
+	perr(c, f->val_pos, f->path, "a unit's %s must be a size or 'max', not a percentage",
+	     mc_knob_info(k)->name);
+	g->knob[k].kind = MC_SIZE_UNSET;
+}
+
+static const struct key_def unit_keys[] = {
+	{ "protect", parse_protect },
+	{ "thp", parse_thp },
+};
+
+static const struct key_table unit_table = {
+	.defs = unit_keys,
+	.n = sizeof(unit_keys) / sizeof(unit_keys[0]),
+	.knob = parse_unit_knob,
+	.unit = true,
+};
+
+/* Reads one unit's entry (its key checked) into g. */
+static void unit_entry(struct ctx *c, struct field *body, struct node *raw,
+		       struct mc_group_spec *g)
+{
+	const char *why;
+
+	if (mc_sd_target_check(body->name, &why) < 0)
+		perr(c, body->key_pos, body->path, "unit '%s' %s", quote(body->name).s, why);
+	g->pos = body->key_pos;
+	g->thp = -1;
+	if (body->val && expect_mapping(c, body, "a mapping of unit settings") &&
+	    body->val->type == NODE_MAPPING) {
+		struct group_walk w = { g, 1 };
+
+		alias_enter(c, raw);
+		walk_map(c, body->val, body->path, &unit_table, &w, NULL);
+		alias_leave(c, raw);
+	}
+	group_order(c, body->path, g);
+}
+
+/* Reads the "units:" mapping: unit name -> settings, like a group without children. */
+static void parse_units(struct ctx *c, const struct field *f, void *obj)
+{
+	struct mc_profile *p = obj;
+	struct node *map = f->val;
+	ptrdiff_t *dup;
+	size_t n;
+
+	if (!expect_mapping(c, f, "a mapping of systemd units") || map->type != NODE_MAPPING)
+		return;
+	n = map->n_kids / 2;
+	if (n == 0 || !(p->units = calloc(n, sizeof(*p->units)))) {
+		c->nomem = c->stop = n != 0;
+		return;
+	}
+	dup = find_duplicates(c, map);
+	for (size_t i = 0; dup && i < n && visit(c, map->kids[2 * i]->pos); i++) {
+		struct node *raw = map->kids[2 * i + 1];
+		struct field body = { .key_pos = map->kids[2 * i]->pos, .val_pos = raw->pos,
+				      .val = deref(c, raw) };
+		char *upath;
+
+		if (!(body.name = key_text(c, map, i, f->path)))
+			continue;
+		if (!(upath = path_join(c, f->path, body.name, body.key_pos)))
+			break;
+		body.path = upath;
+		if (dup[i] >= 0) {
+			perr(c, body.key_pos, upath, "duplicate unit '%s', first defined at line %d",
+			     quote(body.name).s, map->kids[2 * dup[i]]->pos.line);
+		} else if (!(p->units[p->n_units].name = strdup(body.name))) {
+			c->nomem = c->stop = true;
+		} else {
+			unit_entry(c, &body, raw, &p->units[p->n_units++]);
+		}
+		free(upath);
+	}
+	free(dup);
+}
+
 /* ---- top level ---- */
 
 static void parse_version(struct ctx *c, const struct field *f, void *obj)
@@ -1360,6 +1458,7 @@ enum {
 	TOP_INTERVAL,
 	TOP_RECLAIM,
 	TOP_GROUPS,
+	TOP_UNITS,
 	TOP__COUNT,
 };
 
@@ -1369,6 +1468,7 @@ static const struct key_def top_keys[TOP__COUNT] = {
 	[TOP_INTERVAL] = { "interval", parse_interval },
 	[TOP_RECLAIM] = { "reclaim", parse_reclaim },
 	[TOP_GROUPS] = { "groups", parse_groups },
+	[TOP_UNITS] = { "units", parse_units },
 };
 
 static const struct key_table top_table = {
@@ -1423,6 +1523,9 @@ void mc_profile_free(struct mc_profile *p)
 	for (size_t i = 0; i < p->n_groups; i++)
 		group_free(&p->groups[i]);
 	free(p->groups);
+	for (size_t i = 0; i < p->n_units; i++)
+		group_free(&p->units[i]);
+	free(p->units);
 	free(p->parent);
 	free(p->file);
 	memset(p, 0, sizeof(*p));

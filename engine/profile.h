@@ -70,6 +70,12 @@ struct mc_profile {
 	enum mc_numa_mode numa;
 	struct mc_group_spec *groups;
 	size_t n_groups;
+	/*
+	 * units: systemd units as targets (name: the unit's name; no children,
+	 * sizes in bytes only). Their settings reach the host through systemd.
+	 */
+	struct mc_group_spec *units;
+	size_t n_units;
 };
 
 /*

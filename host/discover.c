@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "file.h"
 #include "host-internal.h"
+#include "sdbus.h"
 #include "proc-read.h"
 
 /*
@@ -698,6 +699,7 @@ void mc_host_free(struct mc_host *h)
 	if (!h)
 		return;
 	host_trees_free(h);
+	mc_host_bus_close(h);
 	host_buf_free(&h->buf);
 	if (h->rootfd >= 0)
 		close(h->rootfd);

@@ -78,6 +78,8 @@ struct mc_host {
 
 	long write_timeout_ms;          /* each write's bound (0: none) */
 	long write_deadline_ms;         /* CLOCK_MONOTONIC ms writes must end by (0: none) */
+
+	struct host_bus *bus;           /* systemd's bus once used (sdbus.c), or NULL */
 };
 
 /* Translates a libcgroup ECG* code (or 0) to 0 / -errno. Never calls cgroup_strerror. */
@@ -90,6 +92,13 @@ int host_ecg_errno(int ecg);
  * mean nothing.
  */
 int cgfs_check_path(const char *group);
+
+/*
+ * Whether p is an absolute cgroup path in the form mc_path_join makes it
+ * (cgfs_check_path's rules, no "//", no trailing '/'): what a path read back
+ * from the state directory must be.
+ */
+bool cgfs_clean_path(const char *p);
 
 /*
  * Opens the directory of group (absolute cgroup path) below the mount
@@ -127,6 +136,18 @@ int host_write_at(int dirfd, const char *file, int flags, const char *text);
 
 /* Whether word is one of the whitespace-separated words of text. */
 bool host_has_word(const char *text, const char *word);
+
+/*
+ * The lines of a state file (journal, record of created groups): len bytes
+ * of buf, each line ending in a newline, no NUL anywhere, at most
+ * max bytes, at least one line. Calls fn with each line (without
+ * its newline, NUL-terminated) and its 1-based number, until it fails.
+ * Returns 0, fn's error, -EBADMSG (then *ret_bad_end tells whether the last
+ * line lacked its newline) or -ENOMEM; *ret_line gets the line it stopped at.
+ */
+int host_each_line(const char *buf, size_t len, size_t max,
+		   int (*fn)(void *arg, const char *line, unsigned lineno), void *arg,
+		   unsigned *ret_line, bool *ret_bad_end);
 
 /*
  * Reads MEMCTL_FAIL_WRITE / MEMCTL_STOP_AFTER_WRITE into h when compiled

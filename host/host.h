@@ -179,6 +179,20 @@ int mc_host_rmdir(struct mc_host *h, const char *group);
 bool mc_host_group_exists(struct mc_host *h, const char *group);
 
 /*
+ * rm's and prune's removal of a group: mc_host_rmdir, counted as a write for
+ * the failure injection (the rmdir that undoes a mkdir is not). -EBUSY: the
+ * group holds tasks or child groups.
+ */
+int mc_host_remove_group(struct mc_host *h, const char *group);
+
+/*
+ * The identity of group's directory (its inode number: cgroupfs numbers
+ * the groups it makes without reusing a number soon), so that a record of a
+ * group can tell it from another made later under the same name. 0 or -errno.
+ */
+int mc_host_group_id(struct mc_host *h, const char *group, uint64_t *ret);
+
+/*
  * v2: enables (on) or disables the memory controller for group's children
  * through its cgroup.subtree_control, then reads it back (-EIO when the
  * kernel did not take it). -EOPNOTSUPP on v1. Counts as a write for the

@@ -8,6 +8,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "profile.h"
+#include "sdbus.h"
 
 /*
  * The one path from a profile to a plan: resolve the profile's parent,
@@ -24,6 +25,8 @@ enum mc_pipeline_stage {
 	MC_STAGE_SNAPSHOT,       /* the parent cannot be read */
 	MC_STAGE_DECIDE,         /* the policy engine failed */
 	MC_STAGE_PLAN,           /* the planner refused (diagnostics in plan_diags) */
+	MC_STAGE_UNITS,          /* a unit of the profile could not be read through systemd
+	                            (failed_unit; mc_host_bus_error says why) */
 };
 
 struct mc_pipeline_opts {
@@ -43,6 +46,15 @@ struct mc_pipeline {
 	struct mc_plan plan;        /* with opts->plan, on success */
 	bool have_plan;
 	enum mc_pipeline_stage failed;  /* when mc_pipeline_run returned < 0 */
+	size_t failed_unit;         /* MC_STAGE_UNITS: the index in p->units */
+	const struct mc_bus_error *bus_err;   /* MC_STAGE_UNITS: why (the host's, until its
+	                                         next bus call) */
+	/* with opts->plan and units in the profile: each unit as systemd has it */
+	struct mc_unit_info *units;
+	size_t n_units;
+	/* with the policies: their decisions per parent cgroup of the units */
+	struct unit_parent *unit_parents;
+	size_t n_unit_parents;
 };
 
 /*
@@ -50,7 +62,8 @@ struct mc_pipeline {
  * ret->failed saying where it stopped; either way *ret holds what was made
  * up to then (the parent once resolved, decisions, diagnostics) and must be
  * released. A snapshot that keeps fewer files open than it has groups adds
- * a note to the decisions saying so.
+ * a note to the decisions saying so. With a plan, the profile's units are
+ * read through systemd's bus and their steps appended (mc_plan_units).
  */
 int mc_pipeline_run(struct mc_host *h, const struct mc_profile *p,
 		    const struct mc_pipeline_opts *o, struct mc_pipeline *ret);

@@ -197,3 +197,121 @@ int mc_host_group_file(struct mc_host *h, const char *group, const char *file, c
 	*ret_len = len;
 	return 0;
 }
+
+int mc_parse_meminfo(const char *text, size_t len, struct mc_kvs *ret)
+{
+	size_t pos = 0;
+
+	while (pos < len) {
+		const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - l) : len - pos, k = 0, i;
+		unsigned long long v = 0;
+		bool digits = false;
+		int r;
+
+		pos += n + 1;
+		if (n == 0)
+			continue;
+		while (k < n && l[k] != ':')
+			k++;
+		if (k == 0 || k == n)
+			return -EINVAL;
+		for (i = k + 1; i < n && l[i] == ' '; i++)
+			;
+		for (; i < n && l[i] >= '0' && l[i] <= '9'; i++) {
+			if (v > (UINT64_MAX - 9) / 10)
+				return -EINVAL;
+			v = v * 10 + (unsigned)(l[i] - '0');
+			digits = true;
+		}
+		if (!digits)
+			return -EINVAL;
+		if (n - i == 3 && memcmp(l + i, " kB", 3) == 0) {
+			if (v > UINT64_MAX / 1024)
+				return -EINVAL;
+			v *= 1024;
+		} else if (i != n) {
+			return -EINVAL;
+		}
+		if ((r = mc_kvs_add(ret, l, k, v)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* A /proc file whole into *ret (allocated, NUL-terminated). Length or -errno. */
+static ssize_t slurp_proc(const char *path, char **ret)
+{
+	size_t cap = 8192;
+	ssize_t n;
+
+	for (;;) {
+		char *buf = malloc(cap);
+
+		if (!buf)
+			return -ENOMEM;
+		n = read_proc(path, buf, cap);
+		if (n >= 0 && (size_t)n + 1 < cap) {
+			*ret = buf;
+			return n;
+		}
+		free(buf);
+		if (n < 0 || cap >= (1u << 22))
+			return n < 0 ? n : -EFBIG;
+		cap *= 4;
+	}
+}
+
+int mc_host_meminfo(const char *path, struct mc_kvs *ret)
+{
+	char *buf;
+	ssize_t n = slurp_proc(path ? path : "/proc/meminfo", &buf);
+	int r;
+
+	if (n < 0)
+		return (int)n;
+	r = mc_parse_meminfo(buf, (size_t)n, ret);
+	free(buf);
+	return r;
+}
+
+bool mc_vmstat_reclaim_field(const char *key, size_t len)
+{
+	static const char *const prefix[] = {
+		"pgscan", "pgsteal", "pgrefill", "pgdemote", "workingset_", "allocstall",
+		"kswapd_", "pglazyfree",
+	};
+	static const char *const exact[] = {
+		"pswpin", "pswpout", "pgmajfault", "pgactivate", "pgdeactivate", "pgrotated",
+		"slabs_scanned", "pageoutrun", "oom_kill", "compact_stall", "compact_fail",
+		"compact_success",
+	};
+
+	for (size_t i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
+		if (len >= strlen(prefix[i]) && memcmp(key, prefix[i], strlen(prefix[i])) == 0)
+			return true;
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (len == strlen(exact[i]) && memcmp(key, exact[i], len) == 0)
+			return true;
+	return false;
+}
+
+static const char *vmstat_name(void *arg, const char *key, size_t len, bool *ret_copy)
+{
+	*ret_copy = mc_vmstat_reclaim_field(key, len);
+	return NULL;
+}
+
+int mc_host_vmstat_reclaim(const char *path, struct mc_kvs *ret)
+{
+	const struct mc_key_map map = { vmstat_name, NULL };
+	char *buf;
+	ssize_t n = slurp_proc(path ? path : "/proc/vmstat", &buf);
+	int r;
+
+	if (n < 0)
+		return (int)n;
+	r = mc_parse_flat_keyed_map(buf, (size_t)n, &map, ret);
+	free(buf);
+	return r;
+}

@@ -58,4 +58,27 @@ int mc_host_group_file(struct mc_host *h, const char *group, const char *file, c
  */
 int mc_parse_proc_status(const char *text, uint64_t *ret_rss, uint64_t *ret_swap);
 
+/*
+ * /proc/meminfo text into *ret (appended): each "Key:  N kB" line as Key =
+ * N * 1024, a line without a unit (HugePages_Total...) as its count (pure).
+ * -EINVAL for a line in neither form, -ENOMEM.
+ */
+int mc_parse_meminfo(const char *text, size_t len, struct mc_kvs *ret);
+
+/*
+ * The host's memory figures for the history recorder: /proc/meminfo (path
+ * NULL: that file) as mc_parse_meminfo, and the reclaim fields of
+ * /proc/vmstat (mc_vmstat_reclaim_field), appended to *ret. -errno.
+ */
+int mc_host_meminfo(const char *path, struct mc_kvs *ret);
+int mc_host_vmstat_reclaim(const char *path, struct mc_kvs *ret);
+
+/*
+ * Whether a /proc/vmstat field is one of reclaim's: pgscan*, pgsteal*,
+ * pgrefill, pgdemote*, workingset_*, allocstall*, kswapd_*, pswpin/out,
+ * pgmajfault, pgactivate, pgdeactivate, pgrotated, pglazyfree*,
+ * slabs_scanned, pageoutrun, oom_kill, compact_stall/fail/success.
+ */
+bool mc_vmstat_reclaim_field(const char *key, size_t len);
+
 #endif

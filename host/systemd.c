@@ -26,32 +26,6 @@
  * anywhere gives MC_SD_UNKNOWN, with the places probed.
  */
 
-static const char *const unit_suffixes[] = {
-	".slice", ".service", ".scope", ".socket", ".mount", ".swap",
-};
-
-static bool unit_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == ':' || c == '-' || c == '_' || c == '.' || c == '\\' || c == '@';
-}
-
-bool mc_sd_is_unit_name(const char *name, size_t len)
-{
-	if (len == 0 || len > 255)
-		return false;
-	for (size_t i = 0; i < len; i++)
-		if (!unit_char(name[i]))
-			return false;
-	for (size_t i = 0; i < sizeof(unit_suffixes) / sizeof(unit_suffixes[0]); i++) {
-		size_t sl = strlen(unit_suffixes[i]);
-
-		if (len > sl && memcmp(name + len - sl, unit_suffixes[i], sl) == 0)
-			return true;
-	}
-	return false;
-}
-
 const char *mc_sd_owner_name(enum mc_sd_owner o)
 {
 	static const char *const names[] = {

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "host.h"
+#include "unitname.h"
 
 /*
  * systemd's single-writer rule, checked for a parent memctl is about to
@@ -40,12 +41,7 @@ struct mc_sd_check {
 	char *probed;           /* directories looked at, "; "-separated, or NULL */
 };
 
-/*
- * True when name is a systemd unit name that has a cgroup: a non-empty
- * prefix of the characters systemd allows in unit names, then .slice,
- * .service, .scope, .socket, .mount or .swap. len bytes of name are looked at.
- */
-bool mc_sd_is_unit_name(const char *name, size_t len);
+/* mc_sd_is_unit_name: unitname.h (the engine's, shared with the profile). */
 
 /*
  * Decides who writes the cgroup parent (an absolute cgroup path in the

@@ -312,6 +312,32 @@ static const struct bad_case bad[] = {
 	  4, 9, "reclaim.numa", "unknown numa mode 'round_robin', did you mean 'round-robin'?", 1 },
 	{ "numa unknown", HDR "reclaim:\n  numa: interleave\n", 0,
 	  4, 9, "reclaim.numa", "unknown numa mode 'interleave', expected weighted, round-robin or off", 1 },
+
+	/* units: systemd units as targets, their names untrusted */
+	{ "unit without a type", HDR "units:\n  postgresql: {max: 1G}\n", 0,
+	  4, 3, "units.postgresql", "unit 'postgresql' is not a systemd unit with a cgroup", 1 },
+	{ "unit type without a cgroup", HDR "units:\n  backup.timer: {}\n", 0,
+	  4, 3, "units.backup.timer", "is not a systemd unit with a cgroup", 1 },
+	{ "unit name with a slash", HDR "units:\n  ../etc.service: {}\n", 0,
+	  4, 3, "units.../etc.service", "is not a systemd unit with a cgroup", 1 },
+	{ "unit name with a control character", HDR "units:\n  \"a\\x1bb.service\": {}\n", 0,
+	  4, 3, "units.a\\x1bb.service", "is not a systemd unit with a cgroup", 1 },
+	{ "unit template", HDR "units:\n  app@.service: {}\n", 0,
+	  4, 3, "units.app@.service", "is a template without an instance", 1 },
+	{ "root slice", HDR "units:\n  -.slice: {}\n", 0,
+	  4, 3, "units.-.slice", "is the root slice", 1 },
+	{ "unit percentage", HDR "units:\n  a.service:\n    high: 50%\n", 0,
+	  5, 11, "units.a.service.high", "a unit's high must be a size or 'max', not a percentage", 1 },
+	{ "unit with child groups", HDR "units:\n  a.service:\n    groups: {x: {}}\n", 0,
+	  5, 5, "units.a.service.groups", "a unit has no child groups here", 1 },
+	{ "unit order", HDR "units:\n  a.service: {low: 2G, max: 1G}\n", 0,
+	  4, 20, "units.a.service.low", "low '2G' is above max '1G'", 1 },
+	{ "unit duplicate", HDR "units:\n  a.service: {}\n  a.service: {}\n", 0,
+	  5, 3, "units.a.service", "duplicate unit 'a.service', first defined at line 4", 1 },
+	{ "unit knob typo", HDR "units:\n  a.service: {mx: 1G}\n", 0,
+	  4, 15, "units.a.service.mx", "unknown key 'mx', did you mean 'max'?", 1 },
+	{ "units not a mapping", HDR "units: [a.service]\n", 0,
+	  3, 8, "units", "expected a mapping of systemd units, found a sequence", 1 },
 };
 
 static size_t case_len(const struct bad_case *c)
@@ -1113,8 +1139,40 @@ static void test_shipped_profiles(void)
 	tap_check(found >= 3, "found %d shipped profiles", found);
 }
 
+/* The example: two units, one protected, one yielding and capped. */
+static void test_units(void)
+{
+	static const char yaml[] =
+		HDR "units:\n"
+		"  postgresql.service: {protect: active}\n"
+		"  backup.service: {soft_limit: 0, max: 2G, swap_max: max}\n"
+		"  db@main.service:\n    low: 256M\n    thp: true\n"
+		"  system-x\\x2dy.slice: {}\n";
+	struct mc_profile p;
+
+	if (parse_ok("units", yaml, strlen(yaml), &p) < 0)
+		return;
+	tap_eq_int((long long)p.n_units, 4, "units: four");
+	tap_eq_int((long long)p.n_groups, 0, "units are not groups");
+	if (p.n_units == 4) {
+		tap_eq_str(p.units[0].name, "postgresql.service", "unit name");
+		tap_eq_int(p.units[0].protect, MC_PROTECT_ACTIVE, "protect: active");
+		tap_check(p.units[1].knob[MC_KNOB_SOFT].kind == MC_SIZE_BYTES &&
+			  p.units[1].knob[MC_KNOB_SOFT].bytes == 0, "soft_limit 0");
+		tap_eq_u64(p.units[1].knob[MC_KNOB_MAX].bytes, 2 * GiB, "max 2G");
+		tap_eq_int(p.units[1].knob[MC_KNOB_SWAP].kind, MC_SIZE_UNLIMITED, "swap_max max");
+		tap_eq_int(p.units[1].pos.line, 5, "a unit's position is its key's");
+		tap_eq_int(p.units[1].knob_pos[MC_KNOB_MAX].line, 5, "and each knob's");
+		tap_eq_u64(p.units[2].knob[MC_KNOB_LOW].bytes, 256 * MiB, "block style");
+		tap_eq_int(p.units[2].thp, 1, "thp");
+		tap_eq_str(p.units[3].name, "system-x\\x2dy.slice", "an escaped slice name");
+	}
+	mc_profile_free(&p);
+}
+
 int main(void)
 {
+	test_units();
 	for (size_t i = 0; i < N(bad); i++)
 		check_bad(&bad[i]);
 	test_full_profile();

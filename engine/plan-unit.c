@@ -1,0 +1,350 @@
+/*
+ * The plan for systemd units (the profile's `units:`): each knob that has a
+ * unit property becomes a step that systemd carries out, so that systemd
+ * stays the one writer of its units' cgroups and never reverts the value.
+ *
+ * Ordering is simpler than for groups: a unit's settings involve the unit
+ * alone (systemd writes the parent slices), so keeping min <= low <= high
+ * <= max after each step is enough. Lowering from the bottom of the chain
+ * and raising from its top does that when the start and the end are in
+ * order: a lowered knob never passes one below it that is lowered later,
+ * and a raised knob never passes one above it that is raised earlier.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "plan.h"
+
+#define K MC_KNOB__COUNT
+
+/* The chain, bottom to top. */
+static const enum mc_knob unit_chain[] = { MC_KNOB_MIN, MC_KNOB_LOW, MC_KNOB_HIGH, MC_KNOB_MAX };
+#define N_UNIT_CHAIN (sizeof(unit_chain) / sizeof(unit_chain[0]))
+
+static const char *usize(uint64_t v, char buf[static 24])
+{
+	if (mc_size_format(v, buf, 24) < 0)
+		snprintf(buf, 24, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+struct unit_build {
+	const struct mc_caps *caps;
+	const struct mc_profile *p;
+	const struct mc_group_spec *spec;
+	const struct mc_unit_state *st;
+	struct mc_plan *plan;
+	struct mc_diags *diags;
+	uint64_t want[K];
+	bool wanted[K];
+	const char *policy_why[K];       /* a policy's reason for want[k], or NULL */
+	const char *policy_name[K];
+	int errors;
+};
+
+/* A diagnostic at pos for "units.UNIT.KNOB"; takes msg. 0 or -ENOMEM. */
+static int unit_diag(struct unit_build *b, const struct mc_pos *pos, enum mc_knob k, char *msg)
+{
+	char *path = mc_asprintf("units.%s.%s", b->spec->name, mc_knob_info(k)->name);
+	int r = -ENOMEM;
+
+	if (path && msg)
+		r = mc_diags_add(b->diags, b->p->file, pos->line, pos->col, path, "%s", msg);
+	free(path);
+	free(msg);
+	b->errors++;
+	return r < 0 ? -ENOMEM : 0;
+}
+
+/*
+ * Adds a step for knob k of the unit (kind UNIT or NOTE; k MC_KNOB__COUNT
+ * for a NOTE about a setting that is not a knob, named by file); takes
+ * reason.
+ */
+static int unit_step(struct unit_build *b, enum mc_step_kind kind, enum mc_knob k,
+		     const char *file, char *reason)
+{
+	bool knob = k < K;
+	struct mc_step step = {
+		.kind = kind,
+		.knob = k,
+		.file = file,
+		.old_raw = knob ? b->st->prop[k] : 0,
+		.old_valid = true,
+		.new_raw = knob ? b->want[k] : 0,
+		.want = knob ? b->want[k] : 0,
+		.policy = knob && b->policy_name[k] ? b->policy_name[k] : "profile",
+		.reason = reason,
+		.group = strdup(b->spec->name),
+	};
+
+	if (!step.group || !step.reason ||
+	    mc_array_reserve(&b->plan->steps, &b->plan->cap, b->plan->n + 1,
+			     sizeof(*b->plan->steps)) < 0) {
+		free(step.group);
+		free(step.reason);
+		return -ENOMEM;
+	}
+	b->plan->steps[b->plan->n++] = step;
+	return 0;
+}
+
+/* The final value of knob k: the one asked for, else the live property. */
+static uint64_t final_of(const struct unit_build *b, enum mc_knob k)
+{
+	return b->wanted[k] ? b->want[k] : b->st->prop[k];
+}
+
+/*
+ * Checks min <= low <= high <= max in the final state, every pair (an
+ * unlimited lower knob is unset); one message per knob that is too high.
+ */
+static int unit_check_order(struct unit_build *b)
+{
+	for (size_t i = 0; i < N_UNIT_CHAIN; i++) {
+		for (size_t j = i + 1; j < N_UNIT_CHAIN; j++) {
+			enum mc_knob lo = unit_chain[i], hi = unit_chain[j], at;
+			uint64_t a = final_of(b, lo), c = final_of(b, hi);
+			char s1[24], s2[24];
+			int r;
+
+			if (!(b->wanted[lo] || b->wanted[hi]) || !b->st->prop_known[lo] ||
+			    !b->st->prop_known[hi] || a == MC_SIZE_MAX || a <= c)
+				continue;
+			at = b->wanted[lo] ? lo : hi;
+			r = unit_diag(b, &b->spec->knob_pos[at], at,
+				      mc_asprintf("%s %s%s is above %s %s%s", mc_knob_info(lo)->name,
+						  usize(a, s1),
+						  b->wanted[lo] ? "" : " (the unit's live value)",
+						  mc_knob_info(hi)->name, usize(c, s2),
+						  b->wanted[hi] ? "" : " (the unit's live value)"));
+			if (r < 0)
+				return r;
+			break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The policies' settings for the unit take the place of the profile's
+ * values (as apply_settings does for groups), rounded down to a page.
+ */
+static int unit_settings(struct unit_build *b, uint64_t page)
+{
+	const struct mc_decisions *d = b->st->dec;
+
+	for (size_t i = 0; d && b->st->group && i < d->n_set; i++) {
+		const struct mc_setting *set = &d->set[i];
+		uint64_t v = set->value;
+
+		if (strcmp(set->group, b->st->group) != 0 || set->knob >= K ||
+		    (mc_knob_unit_property(set->knob) && !b->st->prop_known[set->knob]))
+			continue;
+		if (v != MC_SIZE_MAX && !mc_knob_info(set->knob)->flag)
+			v -= v % page;
+		b->want[set->knob] = v;
+		b->wanted[set->knob] = true;
+		b->policy_why[set->knob] = set->reason;
+		b->policy_name[set->knob] = set->policy;
+	}
+	return 0;
+}
+
+/* Resolves the unit's sizes and refuses knobs this systemd has no property for. */
+static int unit_resolve(struct unit_build *b, const struct mc_caps *caps)
+{
+	uint64_t page = caps->page_size ? caps->page_size : 4096;
+
+	for (int k = 0; k < K; k++) {
+		const struct mc_size *sz = &b->spec->knob[k];
+		uint64_t v;
+		int r;
+
+		if (sz->kind == MC_SIZE_UNSET || mc_size_resolve(sz, MC_SIZE_MAX, &v) < 0)
+			continue;
+		if (v != MC_SIZE_MAX && !mc_knob_info(k)->flag)
+			v -= v % page;
+		b->want[k] = v;
+		b->wanted[k] = true;
+		if (!mc_knob_unit_property(k) || b->st->prop_known[k])
+			continue;
+		r = unit_diag(b, &b->spec->knob_pos[k], k,
+			      mc_asprintf("systemd on this host has no unit property %s (it is too old "
+					  "for it), so %s cannot be set on unit '%s'",
+					  mc_knob_unit_property(k), mc_knob_info(k)->name,
+					  b->spec->name));
+		if (r < 0)
+			return r;
+	}
+	return unit_settings(b, page);
+}
+/*
+ * Knobs without a unit property (soft_limit, reclaim_protect_active):
+ * systemd neither sets nor writes their files, so memctl writes them in
+ * the unit's cgroup itself where the host has the file; elsewhere a note.
+ */
+static int unit_files(struct unit_build *b)
+{
+	for (int k = 0; k < K; k++) {
+		const char *file = b->caps->file[k];
+		struct mc_step *s;
+		char s1[24];
+		int r;
+
+		if (!b->wanted[k] || mc_knob_unit_property(k))
+			continue;
+		if (!file || !b->st->cgroup || !b->st->raw_valid[k]) {
+			r = unit_step(b, MC_STEP_NOTE, k, NULL,
+				      mc_asprintf("%s %s on unit '%s': not applied: %s",
+						  mc_knob_info(k)->name, usize(b->want[k], s1),
+						  b->spec->name,
+						  !file ? (k == MC_KNOB_SOFT && b->st->dec ?
+							   "no file for it on this host; the policies "
+							   "emulate it with MemoryLow and reclaim the unit first" :
+							   "no file for it on this host and no unit property") :
+						  !b->st->cgroup ? "the unit has no cgroup now (not running)" :
+						  "its file in the unit's cgroup cannot be read"));
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (b->want[k] == b->st->raw[k])
+			continue;
+		r = unit_step(b, MC_STEP_UNIT_FILE, k, file,
+			      b->policy_why[k] ? mc_asprintf("policy: %s", b->policy_why[k]) :
+			      mc_asprintf("profile: %s %s (no unit property; systemd does not write %s)",
+					  mc_knob_info(k)->name, usize(b->want[k], s1), file));
+		if (r < 0)
+			return r;
+		s = &b->plan->steps[b->plan->n - 1];
+		s->old_raw = b->st->raw[k];
+		if (!(s->cgroup = strdup(b->st->cgroup)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * protect: and thp: steer memctl run's policies, which act on the
+ * profile's groups: on a unit they are shown as not carried out.
+ */
+static int unit_policy_notes(struct unit_build *b)
+{
+	const char *why = b->st->no_policy ? b->st->no_policy : "the policies did not run";
+	int r = 0;
+
+	if (b->st->dec)
+		return 0;
+	if (b->spec->protect != MC_PROTECT_UNSET)
+		r = unit_step(b, MC_STEP_NOTE, K, "protect",
+			      mc_asprintf("protect on unit '%s': not carried out: %s", b->spec->name,
+					  why));
+	if (r == 0 && b->spec->thp >= 0)
+		r = unit_step(b, MC_STEP_NOTE, K, "thp",
+			      mc_asprintf("thp on unit '%s': not carried out: %s", b->spec->name, why));
+	return r;
+}
+
+/* One policy reclaim of the unit: in its cgroup on v2, a note on v1. */
+static int unit_reclaim(struct unit_build *b, const struct mc_reclaim *rc)
+{
+	struct mc_step step = { .kind = MC_STEP_RECLAIM, .knob = K, .bytes = rc->bytes,
+				.policy = rc->policy ? rc->policy : "policy" };
+	char s1[24];
+
+	if (b->caps->ver != MC_CGV2 || !b->st->cgroup)
+		return unit_step(b, MC_STEP_NOTE, K, "reclaim",
+				 mc_asprintf("reclaim %s from unit '%s': not carried out: on cgroup v1 "
+					     "memctl reclaims by lowering the limit, which systemd "
+					     "owns for a unit", usize(rc->bytes, s1), b->spec->name));
+	step.group = strdup(b->spec->name);
+	step.cgroup = strdup(b->st->cgroup);
+	step.reason = strdup(rc->reason ? rc->reason : "policy");
+	if (rc->node_bytes && rc->n_nodes &&
+	    (step.node_bytes = malloc(rc->n_nodes * sizeof(*step.node_bytes)))) {
+		memcpy(step.node_bytes, rc->node_bytes, rc->n_nodes * sizeof(*step.node_bytes));
+		step.n_nodes = rc->n_nodes;
+	}
+	if (!step.group || !step.cgroup || !step.reason || (rc->node_bytes && !step.node_bytes) ||
+	    mc_array_reserve(&b->plan->steps, &b->plan->cap, b->plan->n + 1,
+			     sizeof(*b->plan->steps)) < 0) {
+		free(step.group);
+		free(step.cgroup);
+		free(step.reason);
+		free(step.node_bytes);
+		return -ENOMEM;
+	}
+	b->plan->steps[b->plan->n++] = step;
+	return 0;
+}
+
+/* The policies' reclaims of the unit, after its settings. */
+static int unit_reclaims(struct unit_build *b)
+{
+	const struct mc_decisions *d = b->st->dec;
+	int r = 0;
+
+	for (size_t i = 0; d && b->st->group && i < d->n_reclaim && r == 0; i++)
+		if (strcmp(d->reclaim[i].group, b->st->group) == 0)
+			r = unit_reclaim(b, &d->reclaim[i]);
+	return r;
+}
+
+/* A changing knob k's step. */
+static int unit_write(struct unit_build *b, enum mc_knob k)
+{
+	char s1[24];
+
+	if (!b->wanted[k] || b->want[k] == b->st->prop[k])
+		return 0;
+	if (b->policy_why[k])
+		return unit_step(b, MC_STEP_UNIT, k, mc_knob_unit_property(k),
+				 mc_asprintf("policy: %s", b->policy_why[k]));
+	return unit_step(b, MC_STEP_UNIT, k, mc_knob_unit_property(k),
+			 mc_asprintf("profile: %s %s", mc_knob_info(k)->name, usize(b->want[k], s1)));
+}
+
+/* The steps of one unit, in an order that keeps the chain valid. */
+static int unit_steps(struct unit_build *b)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < N_UNIT_CHAIN && r == 0; i++)
+		if (b->want[unit_chain[i]] < b->st->prop[unit_chain[i]])
+			r = unit_write(b, unit_chain[i]);
+	for (size_t i = N_UNIT_CHAIN; i-- > 0 && r == 0;)
+		if (b->want[unit_chain[i]] > b->st->prop[unit_chain[i]])
+			r = unit_write(b, unit_chain[i]);
+	if (r == 0)
+		r = unit_write(b, MC_KNOB_SWAP);
+	if (r == 0)
+		r = unit_files(b);
+	if (r == 0)
+		r = unit_policy_notes(b);
+	return r < 0 ? r : unit_reclaims(b);
+}
+
+int mc_plan_units(const struct mc_profile *p, const struct mc_unit_state *units,
+		  const struct mc_caps *caps, struct mc_plan *plan, struct mc_diags *diags)
+{
+	int errors = 0, r = 0;
+
+	for (size_t i = 0; i < p->n_units && r == 0; i++) {
+		struct unit_build b = { .caps = caps, .p = p, .spec = &p->units[i], .st = &units[i],
+					.plan = plan, .diags = diags };
+
+		r = unit_resolve(&b, caps);
+		if (r == 0 && b.errors == 0)
+			r = unit_check_order(&b);
+		if (r == 0 && b.errors == 0)
+			r = unit_steps(&b);
+		errors += b.errors;
+	}
+	if (r < 0)
+		return r;
+	return errors ? -EINVAL : 0;
+}
