@@ -12,8 +12,8 @@ static int note_uncached(struct mc_decisions *dec, const struct mc_snapshot *sna
 
 	if (!snap->uncached)
 		return 0;
-	note = mc_asprintf("%zu of %zu groups do not fit the %zu open files memctl keeps (half "
-			   "the soft RLIMIT_NOFILE): their files are opened and closed again every "
+	note = mc_asprintf("%zu of %zu groups do not fit the %zu open files memctl keeps (the soft "
+			   "RLIMIT_NOFILE but 1024): their files are opened and closed again every "
 			   "snapshot, which is slower", snap->uncached, snap->n, snap->fd_budget);
 	return mc_decisions_add_note(dec, note);
 }
