@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "render.h"
 #include "top.h"
+#include "when.h"
 
 struct top_opts {
 	enum mc_output out;
@@ -23,6 +24,9 @@ struct top_opts {
 	const char *profile;
 	const char *sort;
 	const char *columns;
+	const char *replay;       /* --replay DIR: a recorded history instead of the live tree */
+	const char *time;         /* -t TIME: the sample the screen starts on */
+	const char *from, *to;    /* -b: the samples printed */
 };
 
 static double now_seconds(void)
@@ -113,6 +117,34 @@ static int top_edit(void *arg, const char *group_abs, const char *assignment, ch
 	return rc;
 }
 
+/* One refresh of batch mode: read, render, write. 0 or the exit status after saying why. */
+static int batch_one(struct mc_ctx *ctx, const struct top_opts *o, struct top_model *m,
+		     const int *cols, size_t n_cols, struct mc_buf *out)
+{
+	int r = top_model_refresh(m, now_seconds());
+
+	if (r == 0)
+		r = top_model_fill(m, 0, m->n_order, (size_t)-1, top_cols_parts(cols, n_cols));
+	if (r < 0) {
+		mc_err("cannot read '%s': %s", m->parent, mc_strerror(r));
+		return r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
+	}
+	mc_buf_reset(out);
+	if (o->out == MC_OUT_JSON)
+		top_render_json(out, m, cols, n_cols);
+	else
+		top_render_text(out, m, cols, n_cols);
+	if (mc_buf_error(out) < 0) {
+		mc_err("out of memory");
+		return MC_EXIT_HOST;
+	}
+	if (fwrite(out->p, 1, out->len, ctx->out_f) != out->len || fflush(ctx->out_f) != 0) {
+		mc_err("cannot write output: %s", mc_strerror(-errno));
+		return MC_EXIT_HOST;
+	}
+	return 0;
+}
+
 static int run_batch(struct mc_ctx *ctx, const struct top_opts *o, struct top_model *m,
 		     const int *cols, size_t n_cols)
 {
@@ -120,9 +152,7 @@ static int run_batch(struct mc_ctx *ctx, const struct top_opts *o, struct top_mo
 	struct mc_buf out = { 0 };
 	int rc = MC_EXIT_OK;
 
-	for (long i = 0; o->iterations == 0 || i < o->iterations; i++) {
-		int r;
-
+	for (long i = 0; rc == 0 && (o->iterations == 0 || i < o->iterations); i++) {
 		if (i > 0) {
 			double left;
 
@@ -135,31 +165,146 @@ static int run_batch(struct mc_ctx *ctx, const struct top_opts *o, struct top_mo
 				nanosleep(&ts, NULL);
 			}
 		}
-		r = top_model_refresh(m, now_seconds());
-		if (r == 0)
-			r = top_model_fill(m, 0, m->n_order, (size_t)-1, top_cols_parts(cols, n_cols));
-		if (r < 0) {
-			mc_err("cannot read '%s': %s", m->parent, mc_strerror(r));
-			rc = r == -ENOENT ? MC_EXIT_INVALID : MC_EXIT_HOST;
-			break;
-		}
-		mc_buf_reset(&out);
-		if (o->out == MC_OUT_JSON)
-			top_render_json(&out, m, cols, n_cols);
-		else
-			top_render_text(&out, m, cols, n_cols);
-		if (mc_buf_error(&out) < 0) {
-			mc_err("out of memory");
-			rc = MC_EXIT_HOST;
-			break;
-		}
-		if (fwrite(out.p, 1, out.len, ctx->out_f) != out.len || fflush(ctx->out_f) != 0) {
-			mc_err("cannot write output: %s", mc_strerror(-errno));
-			rc = MC_EXIT_HOST;
-			break;
-		}
+		rc = batch_one(ctx, o, m, cols, n_cols, &out);
 	}
 	mc_buf_release(&out);
+	return rc;
+}
+
+/* --- --replay: the same screen and batch output over a recorded history --- */
+
+static int run_screen(struct mc_ctx *ctx, const struct top_opts *o, struct top_model *m,
+		      const int *cols, size_t n_cols);
+static int model_sort(const struct top_opts *o, struct top_model *m);
+
+/* The times of -t, --from and --to (seconds; from/to: the ends when not given). */
+struct replay_span {
+	double start;             /* where the model opens */
+	double from, to;
+	bool one;                 /* -b -t: the sample opened, alone */
+};
+
+/*
+ * Checks how the replay options go together and reads their times into
+ * *ret. Says what is wrong; returns 0 or MC_EXIT_INVALID.
+ */
+static int replay_times(const struct top_opts *o, struct replay_span *ret)
+{
+	static const char *const names[] = { "-t", "--from", "--to" };
+	const char *text[] = { o->time, o->from, o->to };
+	int64_t now = mc_when_now(), t[3] = { 0, 0, INT64_MAX };
+
+	for (int i = 0; i < 3; i++) {
+		if (text[i] && !o->replay) {
+			mc_err("%s is a time of a recorded history: it needs --replay DIR", names[i]);
+			return MC_EXIT_INVALID;
+		}
+		if (text[i] && mc_time_opt(names[i], text[i], now, &t[i]) != 0)
+			return MC_EXIT_INVALID;
+	}
+	if ((o->from || o->to) && !o->batch) {
+		mc_err("--from and --to choose the samples -b prints; the screen starts at -t TIME");
+		return MC_EXIT_INVALID;
+	}
+	if (o->time && (o->from || o->to)) {
+		mc_err("-t shows one sample, --from and --to a span: give one or the other");
+		return MC_EXIT_INVALID;
+	}
+	if (o->from && o->to && t[1] > t[2]) {
+		mc_err("--from '%s' is after --to '%s'", o->from, o->to);
+		return MC_EXIT_INVALID;
+	}
+	ret->one = o->time != NULL;
+	if (o->time)
+		t[1] = t[2] = t[0];
+	ret->from = (double)t[1] / 1e9;
+	ret->to = t[2] == INT64_MAX ? 1e300 : (double)t[2] / 1e9;
+	/* the screen opens on -t or the newest sample; batch on the first of the span */
+	ret->start = o->time ? ret->from : o->batch ? ret->from : (double)now / 1e9;
+	return 0;
+}
+
+/*
+ * Makes the model of the history in --replay DIR, opened at span->start.
+ * Says what is wrong; returns 0 or an exit code (nothing to release).
+ */
+static int replay_open(struct mc_ctx *ctx, const struct top_opts *o,
+		       const struct replay_span *span, struct top_model *ret)
+{
+	struct top_source *src;
+	char *why = NULL;
+	int r;
+
+	if (o->profile) {
+		mc_err("--profile simulates decisions on the live tree; a replay shows those "
+		       "recorded (memctl run --record)");
+		return MC_EXIT_INVALID;
+	}
+	r = top_source_replay(o->replay, span->start, &src, &why);
+	if (r < 0) {
+		if (r == -ENODATA)
+			mc_err("the store in '%s' holds no sample yet", o->replay);
+		else if (why)
+			mc_err("cannot read the store in '%s': %s", o->replay, why);
+		else
+			mc_err("cannot read the store in '%s': %s", o->replay, mc_strerror(r));
+		free(why);
+		return r == -ENOMEM ? MC_EXIT_HOST : MC_EXIT_INVALID;
+	}
+	if (top_model_init_source(ret, ctx->host, src->parent, src) < 0) {
+		mc_err("out of memory");
+		return MC_EXIT_HOST;
+	}
+	return model_sort(o, ret);
+}
+
+/* -b over the samples from span->from to span->to (at most -n of them). */
+static int replay_batch(struct mc_ctx *ctx, const struct top_opts *o, struct top_model *m,
+			const struct replay_span *span, const int *cols, size_t n_cols)
+{
+	struct top_source *src = m->src;
+	struct mc_buf out = { 0 };
+	int rc = 0, r = 0;
+	long n = 0;
+
+	/* the open found the sample at or before --from: the span starts after it */
+	if (!span->one && src->ops->wall(src) < span->from)
+		r = src->ops->step(src, 1);
+	while (r == 0 && (span->one || (src->ops->wall(src) <= span->to &&
+					src->ops->wall(src) >= span->from)) &&
+	       (o->iterations == 0 || n < o->iterations) && !(span->one && n == 1)) {
+		if ((rc = batch_one(ctx, o, m, cols, n_cols, &out)) != 0)
+			break;
+		n++;
+		r = src->ops->step(src, 1);
+	}
+	mc_buf_release(&out);
+	if (rc == 0 && r < 0 && r != -ENODATA) {
+		mc_err("cannot read the store in '%s': %s", o->replay,
+		       src->ops->problem(src) ? src->ops->problem(src) : mc_strerror(r));
+		rc = MC_EXIT_HOST;
+	}
+	if (rc == 0 && n == 0)
+		mc_err("warning: no sample was recorded between %s and %s", o->from ? o->from : "the start",
+		       o->to ? o->to : "the end");
+	return rc;
+}
+
+/* top --replay: the screen or -b over a recorded history. Returns the exit status. */
+static int run_replay(struct mc_ctx *ctx, const struct top_opts *o, const int *cols,
+		      size_t n_cols)
+{
+	struct replay_span span;
+	struct top_model m;
+	int rc;
+
+	if ((rc = replay_times(o, &span)) != 0 || (rc = replay_open(ctx, o, &span, &m)) != 0)
+		return rc;
+	if (o->batch)
+		rc = replay_batch(ctx, o, &m, &span, cols, n_cols);
+	else
+		rc = run_screen(ctx, o, &m, cols, n_cols);
+	top_model_release(&m);
 	return rc;
 }
 
@@ -195,6 +340,23 @@ static int parse_columns(const char *list, int **ret_cols, size_t *ret_n)
 	return 0;
 }
 
+/* The sort order o asks for; on an unknown column says so and releases m. 0 or an exit code. */
+static int model_sort(const struct top_opts *o, struct top_model *m)
+{
+	/* the screen shows the biggest first, like top; batch keeps tree order */
+	if (o->sort || !o->batch) {
+		const char *sort = o->sort ? o->sort : "usage";
+
+		m->sort_col = top_col_lookup(sort);
+		if (m->sort_col < 0) {
+			mc_err("unknown column '%s' for --sort", sort);
+			top_model_release(m);
+			return MC_EXIT_INVALID;
+		}
+	}
+	return 0;
+}
+
 /*
  * Makes the model of parent's subtree in *ret, with the daemons' published
  * state and the sort order o asks for. Returns 0, or the exit status after
@@ -212,18 +374,7 @@ static int model_open(struct mc_ctx *ctx, const struct top_opts *o, const char *
 		top_model_release(ret);
 		return MC_EXIT_HOST;
 	}
-	/* the screen shows the biggest first, like top; batch keeps tree order */
-	if (o->sort || !o->batch) {
-		const char *sort = o->sort ? o->sort : "usage";
-
-		ret->sort_col = top_col_lookup(sort);
-		if (ret->sort_col < 0) {
-			mc_err("unknown column '%s' for --sort", sort);
-			top_model_release(ret);
-			return MC_EXIT_INVALID;
-		}
-	}
-	return 0;
+	return model_sort(o, ret);
 }
 
 /* Runs the interactive screen on m with the n_cols columns cols; returns the exit status. */
@@ -243,35 +394,20 @@ static int run_screen(struct mc_ctx *ctx, const struct top_opts *o, struct top_m
 	return MC_EXIT_OK;
 }
 
-static int cmd_top_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
+/* top on the live tree below -p: the screen or -b. Returns the exit status. */
+static int run_live(struct mc_ctx *ctx, const struct top_opts *o, const int *cols, size_t n_cols)
 {
-	const struct top_opts *o = opts;
 	struct mc_profile prof;
 	struct mc_policy *pol = NULL;
 	struct top_model m;
 	bool have_prof = false;
 	char *parent = NULL;
-	int *cols = NULL;
-	size_t n_cols = 0;
-	int rc = MC_EXIT_OK, r;
+	int rc, r;
 
-	if (o->columns && strcmp(o->columns, "help") == 0) {
-		list_columns(ctx->out_f);
-		return MC_EXIT_OK;
-	}
-	if (!o->batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
-		mc_err("top needs a terminal; use 'memctl top -b' for text output");
-		return MC_EXIT_INVALID;
-	}
-	if ((rc = parse_columns(o->columns, &cols, &n_cols)) != 0)
+	if ((rc = mc_resolve_parent_opt(ctx, &parent)) != 0)
 		return rc;
-	if ((rc = mc_resolve_parent_opt(ctx, &parent)) != 0) {
-		free(cols);
-		return rc;
-	}
 	if ((rc = model_open(ctx, o, parent, &m)) != 0) {
 		free(parent);
-		free(cols);
 		return rc;
 	}
 	if (o->profile) {
@@ -300,6 +436,30 @@ out:
 	if (have_prof)
 		mc_profile_free(&prof);
 	free(parent);
+	return rc;
+}
+
+static int cmd_top_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
+{
+	const struct top_opts *o = opts;
+	int *cols = NULL;
+	size_t n_cols = 0;
+	int rc;
+
+	if (o->columns && strcmp(o->columns, "help") == 0) {
+		list_columns(ctx->out_f);
+		return MC_EXIT_OK;
+	}
+	if (!o->batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		mc_err("top needs a terminal; use 'memctl top -b' for text output");
+		return MC_EXIT_INVALID;
+	}
+	if ((rc = parse_columns(o->columns, &cols, &n_cols)) != 0)
+		return rc;
+	if (o->replay || o->time || o->from || o->to)
+		rc = run_replay(ctx, o, cols, n_cols);
+	else
+		rc = run_live(ctx, o, cols, n_cols);
 	free(cols);
 	return rc;
 }
@@ -334,6 +494,25 @@ static const struct mc_opt top_opt_columns = {
 	MC_COMPLETE_COLUMN, NULL, false, offsetof(struct top_opts, columns),
 };
 
+static const struct mc_opt top_opt_replay = {
+	"replay", 0, MC_OPT_STRING, "DIR",
+	"show the history memctl record (or run) recorded in DIR instead of the live tree",
+	MC_COMPLETE_DIR, NULL, false, offsetof(struct top_opts, replay),
+};
+static const struct mc_opt top_opt_time = {
+	"time", 't', MC_OPT_STRING, "TIME",
+	"with --replay: the sample at TIME (2026-12-01 03:00, 10m ago, @SECONDS; default: the newest)",
+	MC_COMPLETE_NONE, NULL, false, offsetof(struct top_opts, time),
+};
+static const struct mc_opt top_opt_from = {
+	"from", 0, MC_OPT_STRING, "TIME", "with -b --replay: the samples from TIME on",
+	MC_COMPLETE_NONE, NULL, false, offsetof(struct top_opts, from),
+};
+static const struct mc_opt top_opt_to = {
+	"to", 0, MC_OPT_STRING, "TIME", "with -b --replay: the samples up to TIME",
+	MC_COMPLETE_NONE, NULL, false, offsetof(struct top_opts, to),
+};
+
 const struct mc_cmd cmd_top_entry = {
 	.name = "top",
 	.args = "",
@@ -342,10 +521,14 @@ const struct mc_cmd cmd_top_entry = {
 	.flags = CMD_NEED_HOST,
 	.summary = "watch the groups below the parent: usage, limits, reclaim, decisions",
 	.help = "-p / for the whole hierarchy. '--columns help' lists the columns.\n"
+		"--replay DIR shows a recorded history on the same screen: [ ] step a sample,\n"
+		"t goes to a time (-10m, +1h, 2026-12-01 03:00), p plays; -b --replay DIR\n"
+		"--from TIME --to TIME prints the samples between.\n"
 		"Keys: ? shows them all; q quits.\n",
 	.opts = (const struct mc_opt *const[]){ &top_opt_batch, &top_opt_iterations, &top_opt_delay,
 						&top_opt_output, &top_opt_profile, &top_opt_sort,
-						&top_opt_columns, &mc_opt_parent, &mc_opt_state_dir,
+						&top_opt_columns, &top_opt_replay, &top_opt_time,
+						&top_opt_from, &top_opt_to, &mc_opt_parent, &mc_opt_state_dir,
 						&mc_opt_insecure_profile, &mc_opt_cgroup_root,
 						NULL },
 	.opts_size = sizeof(struct top_opts),

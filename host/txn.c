@@ -101,7 +101,8 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const struct mc_plan *pla
 		return -EALREADY;
 	if ((r = mc_journal_from_plan(plan, (long)getpid(), &j)) < 0)
 		return r;
-	if ((r = mc_state_journal_write(l, JOURNAL, &j)) < 0) {
+	/* a damaged record of created groups is refused before anything is written */
+	if ((r = mc_state_created_check(l, &j)) < 0 || (r = mc_state_journal_write(l, JOURNAL, &j)) < 0) {
 		mc_journal_free(&j);
 		return r;
 	}
@@ -119,6 +120,7 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const struct mc_plan *pla
 			mc_host_set_write_deadline(h, 0);
 			undo(h, &j, r == -EIO ? k + 1 : k, false, res);
 			mc_host_set_write_deadline(h, deadline);
+			res->record_err = mc_state_created_sync(l, h, &j, false);
 			if (res->rolled_back)
 				mc_state_journal_remove(l, JOURNAL);
 			else
@@ -128,6 +130,8 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const struct mc_plan *pla
 		}
 		res->done++;
 	}
+	/* before the journal goes: a rollback after a crash here syncs it back */
+	res->record_err = mc_state_created_sync(l, h, &j, true);
 	mc_journal_free(&j);
 	return mc_state_journal_remove(l, JOURNAL);
 }
@@ -158,6 +162,8 @@ static int rollback_one(struct mc_host *h, struct mc_lock *l, const char *name,
 		return r;
 	}
 	undo(h, &j, j.n, true, res);
+	if (!res->record_err)
+		res->record_err = mc_state_created_sync(l, h, &j, false);
 	mc_journal_free(&j);
 	if (res->rollback_err)
 		return res->rollback_err;

@@ -39,6 +39,8 @@ struct mc_txn_result {
 	long lock_holder;       /* rollback: who held a journal's subtree (-EWOULDBLOCK) */
 	size_t left_alone;      /* rollback: values changed since by someone else, kept */
 	char *left_what;        /* the first of them (allocated), or NULL */
+	int record_err;         /* the record of created groups could not be brought in
+	                           step (state.h): the host is right, the record lags */
 };
 
 /*

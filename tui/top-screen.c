@@ -1231,8 +1231,8 @@ static int replay_move(struct screen *s, long delta, double t)
 		set_status(s, true, "cannot read the store: %s",
 			   src->ops->problem(src) ? src->ops->problem(src) : strerror(-r));
 		s->paused = true;
-		return 0;
 	}
+	/* also after an error: the source may have moved part of the way */
 	return do_refresh(s);
 }
 
@@ -1647,7 +1647,7 @@ int top_screen_run(struct top_model *m, const struct top_screen_opts *o)
 	 * is at most 8 refreshes old off screen, and a refresh stays near
 	 * 0.1% of a core (see the cost note in memctl(8)).
 	 */
-	m->key_budget = 128;
+	m->key_budget = m->src->replay ? 0 : 128;   /* a recorded sample costs no reads */
 	r = top_model_refresh(m, now_s());
 	if (r == 0)
 		r = init_cols(&s);

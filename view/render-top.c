@@ -11,6 +11,7 @@
 #include "escape.h"
 #include "format.h"
 #include "render.h"
+#include "when.h"
 
 static void json_row(struct mc_buf *b, const struct top_model *m, const struct top_row *r,
 		     const int *cols, size_t n_cols)
@@ -69,6 +70,14 @@ static void text_head(struct mc_buf *b, const struct top_model *m, const int *co
 		      size_t n_cols, int nw)
 {
 	mc_buf_printf(b, "memctl top: ");
+	if (m->src->replay) {
+		char t[32];
+
+		/* a recorded sample: say so, and when it was recorded */
+		mc_buf_printf(b, "REPLAY %s of ", mc_when_format((int64_t)(m->wall * 1e9), t, sizeof(t)));
+		mc_esc_text(b, m->src->dir);
+		mc_buf_adds(b, ": ");
+	}
 	mc_esc_text(b, m->parent);
 	mc_buf_printf(b, ", %zu group%s, sorted by %s%s\n", m->n, m->n == 1 ? "" : "s",
 		      top_cols[m->sort_col].name, m->reverse ? " (reversed)" : "");
@@ -130,6 +139,12 @@ void top_render_json(struct mc_buf *b, const struct top_model *m, const int *col
 	mc_esc_json(b, m->parent);
 	mc_buf_printf(b, ",\"refresh\":%lu,\"time\":%.3f,\"sort\":\"%s\",", m->refreshes,
 		      m->wall, top_cols[m->sort_col].name);
+	if (m->src->replay) {
+		/* time is the sample's; replay names the store it came from */
+		mc_buf_adds(b, "\"replay\":");
+		mc_esc_json(b, m->src->dir);
+		mc_buf_addc(b, ',');
+	}
 	if (m->daemons.n) {
 		mc_buf_adds(b, "\"runs\":[");
 		for (size_t i = 0; i < m->daemons.n; i++) {
