@@ -98,7 +98,11 @@ static void plan_json(FILE *f, const struct mc_plan *plan)
 		}
 		if (s->kind == MC_STEP_UNIT)
 			fputs(",\"via\":\"systemd\"", f);
-		if (s->kind == MC_STEP_WRITE || s->kind == MC_STEP_UNIT) {
+		if (s->kind == MC_STEP_UNIT_FILE) {
+			fputs(",\"cgroup\":", f);
+			mc_json_str(f, s->cgroup);
+		}
+		if (s->kind == MC_STEP_WRITE || s->kind == MC_STEP_UNIT || s->kind == MC_STEP_UNIT_FILE) {
 			fputs(",\"file\":", f);
 			mc_json_str(f, s->file);
 			fputs(",\"old\":", f);

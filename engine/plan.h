@@ -28,6 +28,9 @@ enum mc_step_kind {
 	MC_STEP_SYSCTL,  /* vm.max_reclaimers_per_node (old_raw -> new_raw); group is "" */
 	MC_STEP_UNIT,    /* a systemd unit's property (file: "MemoryMax"), through systemd;
 	                    group is the unit's name */
+	MC_STEP_UNIT_FILE, /* a knob file systemd does not manage (soft_limit,
+	                      reclaim_protect_active) in a unit's cgroup (cgroup); group is
+	                      the unit's name */
 	MC_STEP_RMDIR,   /* remove an empty group (rm, apply --prune); saved: what undo recreates */
 };
 
@@ -48,6 +51,8 @@ struct mc_step {
 	 * "profile" for the profile's own values */
 	const char *policy;
 	char *reason;
+	char *cgroup;         /* RECLAIM, UNIT_FILE of a unit: its absolute cgroup path
+	                         (group: its name) */
 	/* RMDIR: the group's knob values (bit k of saved_mask: saved_raw[k] was read),
 	 * put back when the removal is undone, and whether memctl had created it */
 	uint64_t saved_raw[MC_KNOB__COUNT];
@@ -55,11 +60,12 @@ struct mc_step {
 	bool created;
 };
 
-/* Whether a step changes the host (and is journaled): MKDIR, ENABLE, WRITE, SYSCTL, UNIT, RMDIR. */
+/* Whether a step changes the host (and is journaled): all but NOTE and RECLAIM. */
 static inline bool mc_step_changes(const struct mc_step *s)
 {
 	return s->kind == MC_STEP_MKDIR || s->kind == MC_STEP_ENABLE || s->kind == MC_STEP_WRITE ||
-	       s->kind == MC_STEP_SYSCTL || s->kind == MC_STEP_UNIT || s->kind == MC_STEP_RMDIR;
+	       s->kind == MC_STEP_SYSCTL || s->kind == MC_STEP_UNIT || s->kind == MC_STEP_UNIT_FILE ||
+	       s->kind == MC_STEP_RMDIR;
 }
 
 struct mc_plan {
@@ -126,16 +132,33 @@ struct mc_unit_state {
 	const char *name;
 	uint64_t prop[MC_KNOB__COUNT];
 	bool prop_known[MC_KNOB__COUNT];
+	const char *cgroup;             /* its absolute cgroup path; NULL: none now */
+	/* the files of knobs without a unit property in that cgroup, as read */
+	uint64_t raw[MC_KNOB__COUNT];
+	bool raw_valid[MC_KNOB__COUNT];
+	/*
+	 * The policies' decisions for the unit's parent cgroup (settings and
+	 * reclaims of the group named group there), or NULL, with no_policy
+	 * saying why none were made (shown for protect: and thp:).
+	 */
+	const struct mc_decisions *dec;
+	const char *group;
+	const char *no_policy;
 };
 
 /*
  * Appends to plan the steps that take the units of p to their settings:
- * units[i] is the state of p->units[i]. A knob with a property is an
+ * units[i] is the state of p->units[i]. A policy's setting for the unit
+ * (units[i].dec) takes the place of the profile's value, as for groups;
+ * its reclaims become RECLAIM steps in the unit's cgroup (step.cgroup) on
+ * cgroup v2 (memory.reclaim, which systemd does not manage), notes on v1
+ * (where reclaim lowers a limit systemd owns). A knob with a property is an
  * MC_STEP_UNIT step when it differs from the property's value (sizes
  * rounded down to caps->page_size); increases are ordered from max down,
  * decreases from min up, so min <= low <= high <= max holds after every
- * step. A knob systemd has no property for is a NOTE saying why it is not
- * applied. A final state out of order (a knob against a live property),
+ * step. A knob systemd has no property for (and does not write) is written
+ * in the unit's cgroup (UNIT_FILE) where the host has its file and the
+ * unit has a cgroup, and otherwise a NOTE saying why it is not applied. A final state out of order (a knob against a live property),
  * or a property this systemd lacks, is a diagnostic and -EINVAL; 0 or
  * -ENOMEM otherwise.
  */

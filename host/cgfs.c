@@ -537,10 +537,20 @@ int mc_host_read_usage(struct mc_host *h, const char *group, uint64_t *ret)
 				  ret);
 }
 
+bool host_path_up(char *p)
+{
+	char *slash = strrchr(p, '/');
+
+	if (!slash || strcmp(p, "/") == 0)
+		return false;
+	slash[slash == p ? 1 : 0] = '\0';
+	return true;
+}
+
 int mc_host_effective_limit(struct mc_host *h, const char *group, uint64_t *ret)
 {
 	uint64_t lim = h->caps.mem_total, v;
-	char *p, *slash;
+	char *p;
 	int r = 0;
 
 	if (!h->caps.file[MC_KNOB_MAX]) {
@@ -563,10 +573,8 @@ int mc_host_effective_limit(struct mc_host *h, const char *group, uint64_t *ret)
 			break;
 		else if (v < lim)
 			lim = v;
-		slash = strrchr(p, '/');
-		if (!slash || strcmp(p, "/") == 0)
+		if (!host_path_up(p))
 			break;
-		slash[slash == p ? 1 : 0] = '\0';
 	}
 	free(p);
 	if (r == 0)
@@ -580,6 +588,8 @@ void host_fd_budget_update(struct mc_host *h)
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
 		h->fd_budget = 512;
+	else if (rl.rlim_cur >= 2 * HOST_FD_RESERVE)
+		h->fd_budget = (size_t)rl.rlim_cur - HOST_FD_RESERVE;
 	else
 		h->fd_budget = (size_t)rl.rlim_cur / 2;
 }

@@ -159,7 +159,17 @@ int host_fault_init(struct mc_host *h);
 /* The file read into slot f (enum mc_knob or enum host_file) on this host, or NULL. */
 const char *host_slot_file(const struct mc_host *h, int f);
 
-/* Sets h->fd_budget from the soft RLIMIT_NOFILE now. */
+/*
+ * Descriptors of its own the program keeps besides the subtree readers'
+ * (standard streams, inotify, the state directory and its lock, journals,
+ * an export or history file, the terminal, sockets): a few dozen at most.
+ */
+#define HOST_FD_RESERVE 1024
+
+/*
+ * Sets h->fd_budget from the soft RLIMIT_NOFILE now: all of it but
+ * HOST_FD_RESERVE, or half of it when it is below twice that.
+ */
 void host_fd_budget_update(struct mc_host *h);
 
 /* Frees the host's subtree readers (snapshot.c). */
@@ -171,5 +181,11 @@ void host_trees_free(struct mc_host *h);
  * -ENAMETOOLONG past PATH_MAX, -ENOMEM.
  */
 int host_join(const char *base, const char *name, char **ret);
+
+/*
+ * Cuts the absolute cgroup path p (in place) to its parent's: "/a/b" to
+ * "/a", "/a" to "/". false, p unchanged, when p is "/" (or has no '/').
+ */
+bool host_path_up(char *p);
 
 #endif

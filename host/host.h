@@ -114,8 +114,9 @@ int mc_host_snapshot(struct mc_host *h, const char *parent, struct mc_snapshot *
 int mc_host_effective_limit(struct mc_host *h, const char *group, uint64_t *ret);
 
 /*
- * Descriptors the subtree readers of h may keep open together: half the
- * soft RLIMIT_NOFILE at mc_host_open (the rest is for the program).
+ * Descriptors the subtree readers of h may keep open together: the soft
+ * RLIMIT_NOFILE at mc_host_open but 1024 for the rest of the program (half
+ * of it when it is below 2048).
  */
 size_t mc_host_fd_budget(const struct mc_host *h);
 

@@ -532,6 +532,48 @@ static char *unit_failure(const struct mc_step *s, const char *abs)
 	return mc_asprintf("cannot set %s of unit '%s' through systemd", s->file, s->group);
 }
 
+/*
+ * unitfile: a knob file of a unit's cgroup that systemd does not manage
+ * (soft_limit, reclaim_protect_active), written directly. The path lies
+ * outside the journal's parent, so the parser holds it to the most it can
+ * be: a clean cgroup path ending in a unit's name, and one of those knobs.
+ */
+
+static int unitfile_parse(const char *args, struct mc_jrec *r)
+{
+	const char *base, *why;
+	int e = write_parse(args, r);
+
+	if (e < 0)
+		return e;
+	base = strrchr(r->path, '/');
+	if (!r->old_valid || (r->knob != MC_KNOB_SOFT && r->knob != MC_KNOB_PROTECT_ACTIVE) ||
+	    !cgfs_clean_path(r->path) || !base || mc_sd_target_check(base + 1, &why) < 0) {
+		free(r->path);
+		r->path = NULL;
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static int unitfile_describe(const struct mc_step *s, struct mc_step_text *t)
+{
+	char a[24], b[24];
+
+	t->file = s->file;
+	t->value = mc_asprintf("%s -> %s", fmt_size(s->old_raw, a), fmt_size(s->new_raw, b));
+	t->done = t->value ? mc_asprintf("%s: %s %s (in its cgroup)", s->group, s->file,
+					 t->value) : NULL;
+	t->brief = mc_asprintf("%s -> %s", s->file, fmt_size(s->new_raw, b));
+	return 0;
+}
+
+static char *unitfile_failure(const struct mc_step *s, const char *abs)
+{
+	return mc_asprintf("cannot set %s in the cgroup of unit '%s' (%s)", s->file, s->group,
+			   s->cgroup ? s->cgroup : "?");
+}
+
 /* Steps that are never journaled: a setting this host cannot carry out, a reclaim. */
 
 static int note_describe(const struct mc_step *s, struct mc_step_text *t)
@@ -577,6 +619,8 @@ static const struct step_kind kinds[] = {
 			     sysctl_undo, sysctl_describe, sysctl_failure, false },
 	[MC_STEP_UNIT] = { "write", "unit", unit_format, unit_parse, unit_do, unit_undo,
 			   unit_describe, unit_failure, false },
+	[MC_STEP_UNIT_FILE] = { "write", "unitfile", write_format, unitfile_parse, write_do,
+				write_undo, unitfile_describe, unitfile_failure, false },
 	[MC_STEP_RMDIR] = { "remove", "rmdir", rmdir_format, rmdir_parse, rmdir_do, rmdir_undo,
 			    rmdir_describe, rmdir_failure, true },
 };
@@ -623,6 +667,8 @@ int mc_journal_from_plan(const struct mc_plan *plan, long pid, struct mc_journal
 			rec.path = (char *)s->file;
 		else if (s->kind == MC_STEP_UNIT)
 			rec.path = s->group;   /* a unit's name, not a group below the parent */
+		else if (s->kind == MC_STEP_UNIT_FILE)
+			rec.path = s->cgroup;  /* the unit's cgroup, wherever systemd put it */
 		else if ((r = mc_path_join(plan->parent, s->group, &abs)) == 0)
 			rec.path = abs;
 		if (r == 0)
@@ -709,7 +755,7 @@ static int parse_record(struct mc_journal *j, const char *line)
 	rec.kind = (enum mc_step_kind)(k - kinds);
 	if ((r = k->parse(args + 1, &rec)) < 0)
 		return r;
-	if (rec.kind != MC_STEP_SYSCTL && rec.kind != MC_STEP_UNIT &&
+	if (rec.kind != MC_STEP_SYSCTL && rec.kind != MC_STEP_UNIT && rec.kind != MC_STEP_UNIT_FILE &&
 	    (!cgfs_clean_path(rec.path) || !inside(rec.path, j->parent, k->group_below))) {
 		free(rec.path);
 		return -EBADMSG;
@@ -832,7 +878,7 @@ char *mc_step_failure(const struct mc_step *s, const char *abs, int err, uint64_
 	head = k->failure(s, abs);
 	if (!head)
 		return NULL;
-	if (err == -EIO && s->kind == MC_STEP_WRITE)
+	if (err == -EIO && (s->kind == MC_STEP_WRITE || s->kind == MC_STEP_UNIT_FILE))
 		out = mc_asprintf("%s: the kernel kept %s instead of %s", head,
 				  fmt_size(readback, a), fmt_size(s->new_raw, b));
 	else if (err == -EIO && s->kind == MC_STEP_UNIT)

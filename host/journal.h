@@ -28,6 +28,8 @@
  *   write KNOB OLD NEW /abs/parent/group  (OLD/NEW decimal or "max"; OLD "-": new group)
  *   sysctl NAME OLD NEW
  *   unit PROPERTY OLD NEW UNIT           (a systemd unit's MemoryMax...; set through systemd)
+ *   unitfile KNOB OLD NEW /abs/x.service (soft_limit or reclaim_protect_active in a unit's
+ *                                         cgroup, which systemd does not write; any parent)
  *   rmdir CREATED KNOBS /abs/parent/group (CREATED "created" or "-"; KNOBS "-" or
  *                                         "max=RAW,soft_limit=RAW...": what undo puts back)
  *   end
