@@ -39,6 +39,8 @@ enum mc_output {
 	MC_OUT_TEXT = 0,
 	MC_OUT_JSON,
 	MC_OUT_PROM,              /* export, run --export: Prometheus text format */
+	MC_OUT_CSV,               /* dump */
+	MC_OUT_OPENMETRICS,       /* dump: OpenMetrics text with timestamps */
 };
 
 /* Setup a command needs before it runs (git style). */
@@ -159,6 +161,8 @@ extern const struct mc_cmd cmd_completion_entry;
 extern const struct mc_cmd cmd_export_entry;
 extern const struct mc_cmd cmd_exec_entry;
 extern const struct mc_cmd cmd_rm_entry;
+extern const struct mc_cmd cmd_record_entry;
+extern const struct mc_cmd cmd_dump_entry;
 
 extern const struct mc_cmd *const mc_cmd_table[];
 
