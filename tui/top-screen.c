@@ -1249,11 +1249,12 @@ static int replay_jump(struct screen *s, const char *text)
 		set_status(s, true, "invalid time '%s': %s (at '%s')", text, e.why, text + e.at);
 		return 0;
 	}
-	r = replay_move(s, 0, (double)t / 1e9);
+	/* a time as memctl prints it (to the millisecond) names its sample */
+	r = replay_move(s, 0, (double)t / 1e9 + TOP_REPLAY_SLACK);
 	if (r < 0 || s->status)
 		return r;
 	s->m->src->ops->range(s->m->src, &first, &last);
-	if ((double)t / 1e9 < first)
+	if ((double)t / 1e9 + TOP_REPLAY_SLACK < first)
 		set_status(s, false, "before the first sample: showing the first (%s)",
 			   shown_time(s, when));
 	else if ((double)t / 1e9 > last)
