@@ -1645,10 +1645,11 @@ int top_screen_run(struct top_model *m, const struct top_screen_opts *o)
 
 	/*
 	 * At most this many sort keys per refresh: with 1000 groups each key
-	 * is at most 8 refreshes old off screen, and a refresh stays near
-	 * 0.1% of a core (see the cost note in memctl(8)).
+	 * is at most 16 refreshes old off screen (the rows on screen are read
+	 * fresh), and the sort keys cost about a quarter of a refresh (see the
+	 * cost note in memctl(8)).
 	 */
-	m->key_budget = m->src->replay ? 0 : 128;   /* a recorded sample costs no reads */
+	m->key_budget = m->src->replay ? 0 : 64;   /* a recorded sample costs no reads */
 	r = top_model_refresh(m, now_s());
 	if (r == 0)
 		r = init_cols(&s);
