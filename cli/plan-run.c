@@ -293,8 +293,8 @@ int mc_run_writes(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_plan
 		char *abs = NULL, *msg, *bus_cause = NULL, cause[160];
 
 		mc_path_join(plan->parent, s->group, &abs);
-		if (s->kind == MC_STEP_UNIT && r != -EIO)
-			bus_cause = mc_bus_error_text(mc_host_bus_error(ctx->host));
+		if (res.failed_bus.fail != MC_BUS_OK && r != -EIO)
+			bus_cause = mc_bus_error_text(&res.failed_bus);
 		msg = mc_step_failure(s, abs ? abs : s->group, r, res.readback,
 				      bus_cause ? bus_cause :
 				      r == -ETIMEDOUT ? timeout_cause(ctx, cause, sizeof(cause)) :
@@ -314,8 +314,8 @@ int mc_run_writes(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_plan
 			       res.undone == 1 ? "" : "s");
 			rc = MC_EXIT_FAILED;
 		} else {
-			char *why = mc_host_bus_error(ctx->host)->fail != MC_BUS_OK ?
-				mc_bus_error_text(mc_host_bus_error(ctx->host)) : NULL;
+			char *why = res.rollback_bus.fail != MC_BUS_OK ?
+				mc_bus_error_text(&res.rollback_bus) : NULL;
 
 			mc_err("rollback failed at %s: %s", res.rollback_what ? res.rollback_what : "?",
 			       why ? why : mc_strerror(res.rollback_err));

@@ -113,21 +113,48 @@ int mc_created_format(const struct mc_created *c, char **ret, size_t *ret_len)
 	return 0;
 }
 
+/*
+ * Where path is in c->v, kept sorted by path (a record of thousands of
+ * groups is searched once per group an apply makes): its index, or where
+ * it would go, and *ret_found.
+ */
+static size_t locate(const struct mc_created *c, const char *path, bool *ret_found)
+{
+	size_t lo = 0, hi = c->n;
+
+	*ret_found = false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int d = strcmp(c->v[mid].path, path);
+
+		if (d == 0) {
+			*ret_found = true;
+			return mid;
+		}
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 struct mc_created_group *mc_created_find(const struct mc_created *c, const char *path)
 {
-	for (size_t i = 0; i < c->n; i++)
-		if (strcmp(c->v[i].path, path) == 0)
-			return &c->v[i];
-	return NULL;
+	bool found;
+	size_t i = locate(c, path, &found);
+
+	return found ? &c->v[i] : NULL;
 }
 
 int mc_created_set(struct mc_created *c, const char *path, uint64_t id)
 {
-	struct mc_created_group *g = mc_created_find(c, path);
+	bool found;
+	size_t at = locate(c, path, &found);
 	char *copy;
 
-	if (g) {
-		g->id = id;
+	if (found) {
+		c->v[at].id = id;
 		return 0;
 	}
 	if (c->n == c->cap) {
@@ -141,14 +168,17 @@ int mc_created_set(struct mc_created *c, const char *path, uint64_t id)
 	}
 	if (!(copy = strdup(path)))
 		return -ENOMEM;
-	c->v[c->n++] = (struct mc_created_group){ .path = copy, .id = id };
+	memmove(&c->v[at + 1], &c->v[at], (c->n - at) * sizeof(*c->v));
+	c->v[at] = (struct mc_created_group){ .path = copy, .id = id };
+	c->n++;
 	return 0;
 }
 
 void mc_created_drop(struct mc_created *c, size_t i)
 {
 	free(c->v[i].path);
-	c->v[i] = c->v[--c->n];
+	memmove(&c->v[i], &c->v[i + 1], (c->n - i - 1) * sizeof(*c->v));
+	c->n--;
 }
 
 void mc_created_free(struct mc_created *c)

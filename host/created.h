@@ -27,7 +27,7 @@ struct mc_created_group {
 };
 
 struct mc_created {
-	struct mc_created_group *v;
+	struct mc_created_group *v;   /* sorted by path */
 	size_t n;
 	size_t cap;
 };
@@ -49,7 +49,7 @@ struct mc_created_group *mc_created_find(const struct mc_created *c, const char 
 /* Records path with id, replacing an entry for path. 0 or -ENOMEM. */
 int mc_created_set(struct mc_created *c, const char *path, uint64_t id);
 
-/* Drops entry i (order is not kept). */
+/* Drops entry i. */
 void mc_created_drop(struct mc_created *c, size_t i);
 
 void mc_created_free(struct mc_created *c);

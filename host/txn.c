@@ -23,12 +23,16 @@
 /* How long rollback waits for the host-wide lock of a journal's parent. */
 #define ROLLBACK_LOCK_WAIT_MS 60000
 
-static void note_rollback_error(struct mc_txn_result *res, int err, const char *what,
-				const char *group)
+static void note_rollback_error(struct mc_host *h, struct mc_txn_result *res, int err,
+				const char *what, const struct mc_jrec *rec)
 {
+	const char *group = rec->path;
+
 	if (res->rollback_err)
 		return;
 	res->rollback_err = err;
+	if (rec->kind == MC_STEP_UNIT)
+		mc_bus_error_copy(mc_host_bus_error(h), &res->rollback_bus);
 	if (asprintf(&res->rollback_what, "%s of '%s'", what, group) < 0)
 		res->rollback_what = NULL;
 }
@@ -50,7 +54,7 @@ static void undo(struct mc_host *h, const struct mc_journal *j, size_t upto, boo
 			    asprintf(&res->left_what, "%s of '%s'", what, j->v[i].path) < 0)
 				res->left_what = NULL;
 		} else if (r < 0) {
-			note_rollback_error(res, r, what, j->v[i].path);
+			note_rollback_error(h, res, r, what, &j->v[i]);
 		} else {
 			res->undone += (size_t)r;
 		}
@@ -111,6 +115,9 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const struct mc_plan *pla
 		if (r < 0) {
 			res->failed_step = plan_index(plan, k);
 			res->failed_err = r;
+			/* the undo's own calls would replace what the bus said */
+			if (j.v[k].kind == MC_STEP_UNIT)
+				mc_bus_error_copy(mc_host_bus_error(h), &res->failed_bus);
 			/*
 			 * A write that read back differently did change the file: undo it
 			 * too. The undo writes are bounded each, not by the deadline
@@ -198,6 +205,8 @@ void mc_txn_result_release(struct mc_txn_result *res)
 	free(res->rollback_what);
 	free(res->bad_journal);
 	free(res->left_what);
+	mc_bus_error_release(&res->failed_bus);
+	mc_bus_error_release(&res->rollback_bus);
 	res->left_what = NULL;
 	res->rollback_what = NULL;
 	res->bad_journal = NULL;
