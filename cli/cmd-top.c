@@ -217,10 +217,11 @@ static int replay_times(const struct top_opts *o, struct replay_span *ret)
 	ret->one = o->time != NULL;
 	if (o->time)
 		t[1] = t[2] = t[0];
-	ret->from = (double)t[1] / 1e9;
-	ret->to = t[2] == INT64_MAX ? 1e300 : (double)t[2] / 1e9;
+	/* a time as memctl prints it (to the millisecond) names its sample */
+	ret->from = (double)t[1] / 1e9 - TOP_REPLAY_SLACK;
+	ret->to = t[2] == INT64_MAX ? 1e300 : (double)t[2] / 1e9 + TOP_REPLAY_SLACK;
 	/* the screen opens on -t or the newest sample; batch on the first of the span */
-	ret->start = o->time ? ret->from : o->batch ? ret->from : (double)now / 1e9;
+	ret->start = o->time ? ret->to : o->batch ? ret->from : (double)now / 1e9;
 	return 0;
 }
 

@@ -46,7 +46,7 @@ cmds=$(mc --help | sed -n '/^Commands:/,/^$/p' | awk 'NF && !/Commands:/ {print 
 cases="memctl ap|apply
 memctl |$cmds
 memctl --no-|--no-mlock --no-wait
-memctl -o |json prom text
+memctl -o |csv json openmetrics prom text
 memctl get -o |json text
 memctl export -o |json prom
 memctl run --output=|json prom
