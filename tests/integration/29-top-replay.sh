@@ -118,4 +118,18 @@ refused 16 "memctl: --from '@2000' is after --to '@1000'"
 refused 17 "memctl: -t shows one sample, --from and --to a span: give one or the other"
 refused 18 "memctl: cannot read the store in '$T_TMP/nothing-here'"
 refused 19 "memctl: -t is a time of a recorded history: it needs --replay DIR"
+
+# a corrupt record: said, stepped over (the samples around it still print), exit 2
+cp -a "$STORE" "$T_TMP/bad"
+mci=$(ls "$T_TMP/bad"/*.mci | head -n 1) mcd=$(ls "$T_TMP/bad"/*.mcd | head -n 1)
+# the second record's offset: index entries of 32 bytes after a 32-byte header, offset at 8
+off=$(od -An -t u8 -j $((32 + 32 + 8)) -N 8 "$mci" | tr -d ' ')
+printf '\377\377\377\377' | dd of="$mcd" bs=1 seek=$((off + 40)) conv=notrunc 2> /dev/null
+mc top -b --replay "$T_TMP/bad" -o json > "$T_TMP/bad.out" 2> "$T_TMP/bad.err"
+check_rc $? 2 "a store with a corrupt record"
+check_eq "$(jq -r .time "$T_TMP/bad.out" | tr '\n' ' ')" "${SAMPLE_T[1]} ${SAMPLE_T[3]} " \
+	"the samples before and after the corrupt one still print"
+grep -qF "warning: skipping a record of '$T_TMP/bad': '$mcd': record at $off: " "$T_TMP/bad.err" &&
+	pass "the corrupt record is named: $(head -n 1 "$T_TMP/bad.err")" ||
+	fail "corrupt record: $(cat "$T_TMP/bad.err")"
 summary
