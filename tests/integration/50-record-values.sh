@@ -31,9 +31,12 @@ stop_all() {
 }
 trap stop_all EXIT
 
-# the number of samples in the store so far (rows of a's usage)
+# the number of samples in the store so far: its index entries (32 bytes
+# each after a 32-byte header; the writer indexes a record once it is whole)
 samples() {
-	mc dump --dir "$S" --groups a 2>/dev/null | awk -F, '$3 == "usage" { n++ } END { print n + 0 }'
+	local f n=0
+	for f in "$S"/*.mci; do [ -f "$f" ] && n=$((n + ($(stat -c %s "$f") - 32) / 32)); done
+	echo $n
 }
 # waits (bounded) until the store has at least $1 samples
 wait_samples() {
