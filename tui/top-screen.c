@@ -74,6 +74,7 @@ struct screen {
 	bool *ch_on;
 	size_t ch_sel;
 	const char **hidden_why;  /* per column: why it is not shown by default, or NULL */
+	bool replay_bad;      /* the last replay step met a record that could not be read */
 	char *reason;         /* the selected group's decisions in full, this frame */
 	int reason_h;         /* lines the reason pane takes */
 };
@@ -1221,12 +1222,19 @@ static int replay_move(struct screen *s, long delta, double t)
 	int r = delta ? src->ops->step(src, delta) : src->ops->seek(src, t);
 	char when[32];
 
+	if (r == -ENODATA && delta > 0 && s->replay_bad) {
+		/* past a corrupt record the deltas that follow it cannot be decoded either */
+		set_status(s, true, "no sample after the record that could not be read can be read");
+		s->paused = true;
+		return 0;
+	}
 	if (r == -ENODATA) {
 		set_status(s, false, "%s recorded sample (%s)", delta > 0 ? "the last" : "the first",
 			   shown_time(s, when));
 		s->paused = true;
 		return 0;
 	}
+	s->replay_bad = r == -EBADMSG;
 	if (r < 0) {
 		set_status(s, true, "cannot read the store: %s",
 			   src->ops->problem(src) ? src->ops->problem(src) : strerror(-r));

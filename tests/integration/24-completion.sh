@@ -70,7 +70,11 @@ memctl s|set shell status
 memctl exec $T_PREFIX|$G $G/child
 memctl exec -p self/$G c|child
 memctl exec $G memctl-probe-|memctl-probe-$$
-memctl exec $G -- memctl-probe-|memctl-probe-$$"
+memctl exec $G -- memctl-probe-|memctl-probe-$$
+memctl rm $T_PREFIX|$G $G/child
+memctl status $G/|$G/child
+memctl apply --pr|--prune
+memctl plan --pr|--prune"
 
 export T_TMP cases
 out=$(cd "$T_TMP/files" && PATH="$T_TMP/bin:$PATH" bash --norc --noprofile -c '

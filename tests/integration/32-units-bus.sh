@@ -5,7 +5,12 @@
 # read back; a write refused in the middle and a kill after the first are
 # put back through the same call (by the apply, by memctl rollback); not
 # found, not loaded, a systemd without MemoryMin and a refused call are
-# each named, with their exit status, and change nothing. What the real
+# each named, with their exit status, and change nothing; with units whose
+# cgroups the stand-in places below this test's own cgroup, the policies run
+# on them: protect: active keeps a reading job's working set by capping its
+# unprotected sibling's MemoryMax through the bus (v1), a second plan within
+# the deadband calls nothing, and soft_limit, which has no unit property, is
+# written in the unit's own cgroup. What the real
 # systemd does with the values (cgroup files, daemon-reload) is tested in
 # the systemd guest (tests/guest/systemd/50-units.sh).
 . "$(dirname "$0")/lib.sh"
@@ -17,8 +22,10 @@ FAKE=${MEMCTL_BUILD_DIR:?}/tests/fake-systemd
 [ -x "$FAKE" ] || { echo "no $FAKE"; exit 1; }
 
 T_TMP=$(mktemp -d)
-bus_pid= fake_pid=
+bus_pid= fake_pid= ws_pid= run_pid=
 stop_all() {
+	[ -n "$run_pid" ] && kill "$run_pid" 2>/dev/null && wait "$run_pid" 2>/dev/null
+	[ -n "$ws_pid" ] && kill "$ws_pid" 2>/dev/null && wait "$ws_pid" 2>/dev/null
 	[ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null && wait "$fake_pid" 2>/dev/null
 	[ -n "$bus_pid" ] && kill "$bus_pid" 2>/dev/null
 	cleanup
@@ -38,15 +45,30 @@ cat > "$T_TMP/bus.conf" <<XML
   </policy>
 </busconfig>
 XML
-dbus-daemon --config-file="$T_TMP/bus.conf" --fork --print-address=3 --print-pid=4 \
-	3> "$T_TMP/addr" 4> "$T_TMP/pid" || { echo "dbus-daemon did not start"; exit 1; }
-bus_pid=$(cat "$T_TMP/pid")
-export MEMCTL_TEST_SYSTEMD_BUS=$(head -n1 "$T_TMP/addr")
+# start_bus, start_fake: the private bus and the stand-in on it (both again
+# for the restart below; the address carries no guid, so that memctl can
+# connect to a new daemon at the same path)
+start_bus() {
+	dbus-daemon --config-file="$T_TMP/bus.conf" --fork --print-pid=4 4> "$T_TMP/pid" ||
+		{ echo "dbus-daemon did not start"; exit 1; }
+	bus_pid=$(cat "$T_TMP/pid")
+}
+start_fake() {
+	FAKE_SYSTEMD_CGROOT=$T_MOUNT "$FAKE" "$MEMCTL_TEST_SYSTEMD_BUS" "$T_TMP/log" db.service \
+		backup.service masked.service=masked old.service=old locked.service=refuse \
+		"pg.service=loaded:${T_SELF%/}/$slice/pg.service" \
+		"batch.service=loaded:${T_SELF%/}/$slice/batch.service" > "$T_TMP/ready" &
+	fake_pid=$!
+	line=
+	read -r -t 60 line < "$T_TMP/ready"
+}
+export MEMCTL_TEST_SYSTEMD_BUS=unix:path=$T_TMP/bus
 mkfifo "$T_TMP/ready"
-"$FAKE" "$MEMCTL_TEST_SYSTEMD_BUS" "$T_TMP/log" db.service backup.service masked.service=masked \
-	old.service=old locked.service=refuse > "$T_TMP/ready" &
-fake_pid=$!
-read -r -t 60 line < "$T_TMP/ready"
+slice=$T_PREFIX.slice
+mkparent "$slice" && mkdir "$T_DIR/$slice/pg.service" "$T_DIR/$slice/batch.service" ||
+	{ echo "cannot make the units' groups"; exit 1; }
+start_bus
+start_fake
 check_eq "$line" ready "the stand-in owns org.freedesktop.systemd1"
 # prop UNIT PROPERTY: as the bus answers it
 prop() {
@@ -132,6 +154,78 @@ check_rc $rc 3 "refused: nothing was changed"
 echo "$out" | grep -qF "cannot set MemoryMax of unit 'locked.service' through systemd: systemd refused MemoryMax of unit 'locked.service': Access denied" &&
 	pass "refused: systemd's words, the unit and the property" || fail "refused: $out"
 echo "$out" | grep -q "nothing was changed" && pass "refused: says nothing was changed" || fail "$out"
+
+# The policies on running units, in the groups the stand-in names as theirs.
+WL=${MEMCTL_WORKLOADS:-$MEMCTL_BUILD_DIR/tests/workloads}
+disk=$(disk_tmpdir) || { echo "no disk directory"; exit 1; }
+if [ "$T_VERSION" = 1 ]; then
+	echo $((256 * M)) > "$T_DIR/$slice/memory.limit_in_bytes"
+else
+	echo $((256 * M)) > "$T_DIR/$slice/memory.max"
+fi
+"$WL/mkfile" "$disk/ws.dat" $((32 * M)) > /dev/null
+sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" "$3" 0' _ "$T_DIR/$slice/pg.service" \
+	"$WL/ws-reader" "$disk/ws.dat" &
+ws_pid=$!
+active() { awk '$1 == "total_active_file" || ($1 == "active_file" && v == "") {v = $2} END {print v + 0}' \
+	"$T_DIR/$slice/pg.service/memory.stat"; }
+for i in $(seq 1 600); do [ "$(active)" -ge $((24 * M)) ] && break; sleep 0.05; done
+[ "$(active)" -ge $((24 * M)) ] && pass "the reader's pages are active" || fail "active: $(active)"
+cat > "$T_TMP/ws.yaml" <<YAML
+version: 1
+parent: self
+units:
+  pg.service: {protect: active}
+  batch.service: {soft_limit: 0}
+YAML
+n=$(sets)
+run apply "$T_TMP/ws.yaml"
+check_rc $rc 0 "apply with the policies on units"
+echo "# $out"
+if [ "$T_VERSION" = 1 ]; then
+	cap=$(sed -n 's/^set batch.service MemoryMax //p' "$T_TMP/log" | tail -n1)
+	[ -n "$cap" ] && [ "$cap" -lt $((224 * M)) ] && [ "$cap" -gt $((128 * M)) ] &&
+		pass "active-set: batch.service capped at $cap through the bus, room for pg's working set" ||
+		fail "active-set cap: '$cap' ($(cat "$T_TMP/log" | tr '\n' ' '))"
+	echo "$out" | grep -q "^batch.service: MemoryMax max -> .* via systemd$" &&
+		pass "apply says the cap went via systemd" || fail "apply: $out"
+	check_eq "$(cat "$T_DIR/$slice/batch.service/memory.soft_limit_in_bytes")" 0 \
+		"soft_limit written in the unit's own cgroup"
+else
+	low=$(sed -n 's/^set pg.service MemoryLow //p' "$T_TMP/log" | tail -n1)
+	[ -n "$low" ] && [ "$low" -gt $((16 * M)) ] &&
+		pass "active-set: pg.service's MemoryLow $low through the bus" || fail "MemoryLow: '$low'"
+fi
+n=$(sets)
+run plan "$T_TMP/ws.yaml"
+echo "$out" | head -n1 | grep -q ": 0 changes$" &&
+	pass "a plan right after: within the deadband, nothing for systemd" || fail "plan: $out"
+kill "$ws_pid"; wait "$ws_pid" 2>/dev/null; ws_pid=
+
+# memctl run across a restart of the bus, as after systemd's daemon-reexec:
+# the connection it kept is closed, and it connects again.
+printf 'version: 1\nparent: self\ninterval: 1s\nunits:\n  backup.service: {max: 96M}\n' > "$T_TMP/r.yaml"
+# sets_of N: waits (30 s at most) until the stand-ins have set backup's MemoryMax 96M N times
+sets_of() {
+	local i
+	for i in $(seq 1 300); do
+		[ "$(grep -c "^set backup.service MemoryMax $((96 * M))$" "$T_TMP/log")" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+n=$(grep -c "^set backup.service MemoryMax $((96 * M))$" "$T_TMP/log")
+"$MEMCTL" run "$T_TMP/r.yaml" > "$T_TMP/run.log" 2>&1 &
+run_pid=$!
+sets_of $((n + 1)) && pass "run sets MemoryMax through the bus" || fail "run: $(cat "$T_TMP/run.log")"
+kill "$fake_pid"; wait "$fake_pid" 2>/dev/null
+kill "$bus_pid"
+start_bus
+start_fake
+check_eq "$line" ready "a new bus, a new stand-in (its MemoryMax back to infinity)"
+sets_of $((n + 2)) && pass "run connected again and set it again" ||
+	fail "run after the restart: $(cat "$T_TMP/run.log")"
+kill "$run_pid"; wait "$run_pid" 2>/dev/null; run_pid=
 
 # No systemd answering on the bus: "no systemd bus".
 kill "$fake_pid"; wait "$fake_pid" 2>/dev/null; fake_pid=

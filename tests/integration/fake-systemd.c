@@ -1,5 +1,5 @@
 /*
- * fake-systemd ADDRESS LOG UNIT=KIND...: stands in for systemd's manager on
+ * fake-systemd ADDRESS LOG UNIT=KIND[:CGROUP]...: stands in for systemd's manager on
  * a test's private D-Bus (tests/integration/32-units-bus.sh), so that the
  * test build of memctl (MEMCTL_TEST_SYSTEMD_BUS) can be driven through its
  * whole D-Bus path on a host without systemd: the calls it makes, with the
@@ -16,6 +16,11 @@
  *   old      a systemd without MemoryMin (added in systemd 240)
  *   refuse   SetUnitProperties on it is refused (AccessDenied, as to a caller
  *            without the privilege)
+ * and CGROUP, when given, is the unit's ControlGroup (a group the test made
+ * below its own cgroup, so that memctl reads the unit's state there); with
+ * FAKE_SYSTEMD_CGROOT (the memory hierarchy's mount) it then writes each
+ * property it is given to the group's file, as systemd does (v2: memory.max,
+ * .high, .low, .min, .swap.max; v1: only MemoryMax, as memory.limit_in_bytes).
  * Any other name LoadUnit loads as "not-found"; GetUnit knows only the
  * named units. SetUnitProperties refuses runtime=false (memctl must never
  * write persistent drop-ins) and types other than "t", and sets all or
@@ -31,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
+#include <unistd.h>
 
 #define MAX_UNITS 16
 #define N_PROPS 5
@@ -91,8 +97,9 @@ static struct unit *find(const char *name)
 	return NULL;
 }
 
-/* Adds unit name with LoadState load and exports its object. */
-static struct unit *add(sd_bus *bus, const char *name, const char *load, int old, int refuse)
+/* Adds unit name with LoadState load (and cgroup, or NULL) and exports its object. */
+static struct unit *add(sd_bus *bus, const char *name, const char *load, const char *cgroup,
+			int old, int refuse)
 {
 	struct unit *u;
 
@@ -104,7 +111,7 @@ static struct unit *add(sd_bus *bus, const char *name, const char *load, int old
 		return NULL;
 	u->load = strdup(load);
 	u->active = strdup(strcmp(load, "loaded") == 0 ? "active" : "inactive");
-	u->cgroup = strdup("");
+	u->cgroup = strdup(cgroup ? cgroup : "");
 	u->prop[2] = u->prop[3] = u->prop[4] = UINT64_MAX;
 	u->old = old;
 	u->refuse = refuse;
@@ -140,7 +147,7 @@ static int load_unit(sd_bus_message *m, void *data, sd_bus_error *err)
 	if (r < 0)
 		return r;
 	u = find(name);
-	if (!u && !(u = add(sd_bus_message_get_bus(m), name, "not-found", 0, 0)))
+	if (!u && !(u = add(sd_bus_message_get_bus(m), name, "not-found", NULL, 0, 0)))
 		return -ENOMEM;
 	return sd_bus_reply_method_return(m, "o", u->path);
 }
@@ -186,6 +193,34 @@ static int read_props(sd_bus_message *m, struct unit *u, uint64_t *v, int *set, 
 	return sd_bus_message_exit_container(m);
 }
 
+/* systemd's write of property i of u into its cgroup, where the test gave one. */
+static void write_cgroup(const struct unit *u, int i)
+{
+	static const char *const v2[N_PROPS] = {
+		"memory.min", "memory.low", "memory.high", "memory.max", "memory.swap.max",
+	};
+	const char *root = getenv("FAKE_SYSTEMD_CGROOT");
+	char *path = NULL;
+	int v1;
+	FILE *f;
+
+	if (!root || !*u->cgroup || asprintf(&path, "%s%s/memory.limit_in_bytes", root, u->cgroup) < 0)
+		return;
+	v1 = access(path, F_OK) == 0;
+	free(path);
+	if ((v1 && i != 3) ||
+	    asprintf(&path, "%s%s/%s", root, u->cgroup, v1 ? "memory.limit_in_bytes" : v2[i]) < 0)
+		return;
+	if ((f = fopen(path, "w"))) {
+		if (u->prop[i] == UINT64_MAX)
+			fputs(v1 ? "-1" : "max", f);
+		else
+			fprintf(f, "%" PRIu64, u->prop[i]);
+		fclose(f);
+	}
+	free(path);
+}
+
 static int set_props(sd_bus_message *m, void *data, sd_bus_error *err)
 {
 	uint64_t v[N_PROPS];
@@ -209,6 +244,7 @@ static int set_props(sd_bus_message *m, void *data, sd_bus_error *err)
 	for (int i = 0; i < N_PROPS; i++)
 		if (set[i]) {
 			u->prop[i] = v[i];
+			write_cgroup(u, i);
 			fprintf(log_file, "set %s %s %" PRIu64 "\n", name, props[i], v[i]);
 		}
 	fflush(log_file);
@@ -240,12 +276,14 @@ static int setup(sd_bus **ret, char **argv, int argc)
 	r = sd_bus_add_object_vtable(bus, NULL, "/org/freedesktop/systemd1",
 				     "org.freedesktop.systemd1.Manager", manager_vtable, NULL);
 	for (int i = 3; r >= 0 && i < argc; i++) {
-		char *eq = strchr(argv[i], '=');
+		char *eq = strchr(argv[i], '='), *cg;
 		const char *kind = eq ? eq + 1 : "loaded";
 
 		if (eq)
 			*eq = '\0';
-		if (!add(bus, argv[i], strcmp(kind, "masked") == 0 ? "masked" : "loaded",
+		if ((cg = strchr(kind, ':')))
+			*cg++ = '\0';
+		if (!add(bus, argv[i], strcmp(kind, "masked") == 0 ? "masked" : "loaded", cg,
 			 strcmp(kind, "old") == 0, strcmp(kind, "refuse") == 0))
 			r = -ENOMEM;
 	}

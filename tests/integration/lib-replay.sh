@@ -78,8 +78,9 @@ record_one() {
 	mc record -p "self/$P" --dir "$STORE" -n 1 > "$T_TMP/record.$1" 2>&1 ||
 		{ echo "not ok - memctl record (phase $1): $(cat "$T_TMP/record.$1")"; return 1; }
 	keep_values "$1.after"
-	join "$T_TMP/now.$1.before" "$T_TMP/now.$1.after" |
-		awk '{ print $1, $2, $5, $3, $4 }' > "$T_TMP/kept.$1"
+	# (awk, not join: the QEMU guest's busybox has none)
+	awk 'NR == FNR { after[$1] = $2; next } ($1 in after) { print $1, $2, after[$1], $3, $4 }' \
+		"$T_TMP/now.$1.after" "$T_TMP/now.$1.before" > "$T_TMP/kept.$1"
 }
 
 kept() {
