@@ -5,7 +5,9 @@
 # values the kernel's files had then (limits and task counts exactly, usage
 # within what the files said around the sample), with the groups that
 # existed then and no others; --from/--to and -t choose samples; bad times
-# are refused naming the option and the text.
+# are refused naming the option and the text; the decisions memctl run
+# --record recorded are those replay gives, with their reasons; a corrupt
+# record is named and stepped over.
 . "$(dirname "$0")/lib.sh"
 prereq_root
 prereq_memcg
@@ -118,6 +120,29 @@ refused 16 "memctl: --from '@2000' is after --to '@1000'"
 refused 17 "memctl: -t shows one sample, --from and --to a span: give one or the other"
 refused 18 "memctl: cannot read the store in '$T_TMP/nothing-here'"
 refused 19 "memctl: -t is a time of a recorded history: it needs --replay DIR"
+
+# the decisions memctl run recorded with a sample are those replay shows
+cat > "$T_TMP/run.yaml" <<YAML
+version: 1
+parent: self
+groups:
+  $P-run:
+    max: 64M
+    groups:
+      a:
+        max: 32M
+YAML
+mc run "$T_TMP/run.yaml" --once --record "$T_TMP/runstore" > "$T_TMP/run.out" 2>&1
+check_rc $? 0 "memctl run --once --record"
+mc top -b --replay "$T_TMP/runstore" -o json > "$T_TMP/run.json"
+check_eq "$(jq -r '.runs | length' "$T_TMP/run.json")" 1 "the sample holds the run that recorded it"
+check_eq "$(jq -r --arg g "$P-run/a" '.groups[] | select(.group == $g) | .max' "$T_TMP/run.json")" \
+	"$(kval "$P-run/a" "$MAXF")" "the recorded max of $P-run/a is the kernel's"
+got=$(jq -r --arg g "$P-run/a" '.groups[] | select(.group == $g) | .decisions[] |
+	select(.kind == "write") | "\(.policy) \(.knob) \(.new) \(.reason)"' "$T_TMP/run.json")
+check_eq "$got" "profile $MAXF 33554432 profile: max 32M" "its decision as recorded: the write and its reason"
+grep -q "$P-run/a: $MAXF (new) -> 32M: profile: max 32M" "$T_TMP/run.out" &&
+	pass "the same decision memctl run reported" || fail "run said: $(cat "$T_TMP/run.out")"
 
 # a corrupt record: said, stepped over (the samples around it still print), exit 2
 cp -a "$STORE" "$T_TMP/bad"
