@@ -13,6 +13,12 @@
  *              every file, on the first groups' files only (its row says how
  *              many groups: compare per group)
  *   floor-stat the floor of memory.stat alone (what lcg-stats reads)
+ *   floor-limit every file of every group within the descriptors memctl
+ *              may keep (mc_host_fd_budget): that many files on descriptors
+ *              opened beforehand, the others opened relative to their
+ *              group's directory, read and closed, as memctl must past its
+ *              budget: the least any reader can do under this process's
+ *              RLIMIT_NOFILE (the same as floor when everything fits)
  *   memctl     mc_host_snapshot + mc_snapshot_free on one host handle (its
  *              descriptors kept open between rounds, as in `memctl top`/`run`)
  *   memctl-1st the first mc_host_snapshot of a fresh handle (opens everything);
@@ -44,17 +50,19 @@
 #include "host-internal.h" /* host_slot_file: the floor reads exactly the snapshot's files */
 #include "host.h"
 
-enum way { FLOOR, FLOOR_STAT, MEMCTL, MEMCTL_FIRST, OPENREAD, LCG_WALK, LCG_STATS, LCG_GET, WAY__COUNT };
-static const char *const way_name[WAY__COUNT] = { "floor", "floor-stat", "memctl", "memctl-1st",
-						  "openread", "lcg-walk", "lcg-stats", "lcg-get" };
+enum way { FLOOR, FLOOR_STAT, FLOOR_LIMIT, MEMCTL, MEMCTL_FIRST, OPENREAD, LCG_WALK, LCG_STATS,
+	   LCG_GET, WAY__COUNT };
+static const char *const way_name[WAY__COUNT] = { "floor", "floor-stat", "floor-limit", "memctl",
+						  "memctl-1st", "openread", "lcg-walk",
+						  "lcg-stats", "lcg-get" };
 
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: bench-snapshot [--rounds N] [--nofile N] [--ways LIST] CGROUP\n"
 		"  CGROUP: absolute path in the memory hierarchy; the subtree below it is read\n"
-		"  --ways: comma-separated, from floor,floor-stat,memctl,memctl-1st,openread,lcg-walk,\n"
-		"          lcg-stats,lcg-get\n"
+		"  --ways: comma-separated, from floor,floor-stat,floor-limit,memctl,memctl-1st,openread,\n"
+		"          lcg-walk,lcg-stats,lcg-get\n"
 		"  --nofile N: set RLIMIT_NOFILE (soft and hard) to N first; default: soft = hard\n"
 		"output: way groups files rounds wall_us cpu_us memctl_fds (TSV: medians per round;\n"
 		"memctl_fds: descriptors the memctl handle keeps open between snapshots)\n");
@@ -64,6 +72,8 @@ static void usage(void)
 /* The files of every group of a snapshot, as paths below the mount. */
 struct files {
 	char **path;
+	char **dir;         /* [g]: group g's directory */
+	const char **name;  /* [i]: file i's name in its directory */
 	int *fd;
 	size_t n;
 	size_t n_groups;
@@ -78,13 +88,18 @@ static void files_collect(struct mc_host *h, const struct mc_snapshot *s, const 
 {
 	memset(ret, 0, sizeof(*ret));
 	ret->path = calloc(s->n * HOST_FILE__COUNT, sizeof(char *));
+	ret->name = calloc(s->n * HOST_FILE__COUNT, sizeof(char *));
+	ret->dir = calloc(s->n, sizeof(char *));
 	ret->fd = calloc(s->n * HOST_FILE__COUNT, sizeof(int));
 	ret->first = calloc(s->n + 1, sizeof(size_t));
 	ret->stat = calloc(s->n, sizeof(size_t));
-	if (!ret->path || !ret->fd || !ret->first || !ret->stat)
+	if (!ret->path || !ret->name || !ret->dir || !ret->fd || !ret->first || !ret->stat)
 		bench_die("calloc", ENOMEM);
 	for (size_t i = 0; i < s->n; i++) {
 		ret->first[i] = ret->n;
+		if (asprintf(&ret->dir[i], "%s%s%s%s", mount, s->parent, *s->groups[i].path ? "/" : "",
+			     s->groups[i].path) < 0)
+			bench_die("asprintf", ENOMEM);
 		for (int f = 0; f < HOST_FILE__COUNT; f++) {
 			const char *name = host_slot_file(h, f);
 			char *p;
@@ -100,6 +115,7 @@ static void files_collect(struct mc_host *h, const struct mc_snapshot *s, const 
 			}
 			if (f == HOST_FILE_STAT)
 				ret->stat[i] = ret->n;
+			ret->name[ret->n] = name;
 			ret->path[ret->n++] = p;
 		}
 	}
@@ -150,6 +166,32 @@ static void way_floor_stat(const struct files *fs)
 {
 	for (size_t g = 0; g < fs->n_open_groups; g++)
 		read_all(fs->fd[fs->stat[g]], fs->path[fs->stat[g]]);
+}
+
+/* The kept descriptors first (fs->fd of files_open), then each remaining group through its directory. */
+static void way_floor_limit(const struct files *fs, size_t kept)
+{
+	for (size_t g = 0; g < fs->n_groups; g++) {
+		int dfd = -1;
+
+		for (size_t i = fs->first[g]; i < fs->first[g + 1]; i++) {
+			int fd;
+
+			if (i < kept) {
+				read_all(fs->fd[i], fs->path[i]);
+				continue;
+			}
+			if (dfd < 0 && (dfd = open(fs->dir[g], O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+				bench_die(fs->dir[g], errno);
+			fd = openat(dfd, fs->name[i], O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0)
+				bench_die(fs->path[i], errno);
+			read_all(fd, fs->path[i]);
+			close(fd);
+		}
+		if (dfd >= 0)
+			close(dfd);
+	}
 }
 
 static void way_openread(const struct files *fs)
@@ -301,7 +343,7 @@ int main(int argc, char **argv)
 	files_collect(h, &s0, mc_host_status(h)->memory_mount, &fs);
 	mc_snapshot_free(&s0);
 	/* Descriptors open now are the handle's: all groups', or its budget's worth. */
-	size_t kept = 0;
+	size_t kept = 0, budget = mc_host_fd_budget(h);
 
 	for (int fd = 3; fd < (int)rl.rlim_cur; fd++)
 		kept += fcntl(fd, F_GETFD) >= 0;
@@ -310,12 +352,14 @@ int main(int argc, char **argv)
 		mc_host_free(h);
 		h = NULL;
 	}
-	if (want[FLOOR] || want[FLOOR_STAT]) {
-		size_t used = 0;
+	if (want[FLOOR] || want[FLOOR_STAT] || want[FLOOR_LIMIT]) {
+		size_t used = 0, room;
 
 		for (int fd = 0; fd < (int)rl.rlim_cur; fd++)
 			used += fcntl(fd, F_GETFD) >= 0;
-		files_open(&fs, (size_t)rl.rlim_cur - used - 64);
+		room = (size_t)rl.rlim_cur - used - 64;
+		/* floor-limit keeps no more than memctl may (given together, the floors do too) */
+		files_open(&fs, want[FLOOR_LIMIT] && budget < room ? budget : room);
 		if (fs.n_open_groups == 0)
 			bench_die("no descriptors left for the floor", EMFILE);
 	}
@@ -345,6 +389,10 @@ int main(int argc, char **argv)
 			case FLOOR_STAT:
 				way_floor_stat(&fs);
 				seen[w] = fs.n_open_groups;
+				break;
+			case FLOOR_LIMIT:
+				way_floor_limit(&fs, fs.n_open);
+				seen[w] = fs.n_groups;
 				break;
 			case MEMCTL:
 				seen[w] = way_memctl(h, cgroup);
@@ -385,6 +433,10 @@ int main(int argc, char **argv)
 			close(fs.fd[i]);
 		free(fs.path[i]);
 	}
+	for (size_t g = 0; g < fs.n_groups; g++)
+		free(fs.dir[g]);
+	free(fs.dir);
+	free(fs.name);
 	free(fs.path);
 	free(fs.fd);
 	free(fs.first);

@@ -8,7 +8,11 @@
 # memctl's handle before timing it) so that none is short of descriptors, and
 # the ways alternate round by round, so the ratios are measured side by side.
 # The floor runs twice per round (floor and floor-aa): the A/A control, whose
-# ratio and rank test show what the noise alone does.
+# ratio and rank test show what the noise alone does. floor-limit reads
+# every group within the descriptors memctl may keep (past them, files are
+# opened, read and closed): the least any reader can do under this
+# process's RLIMIT_NOFILE, which at 5000 groups and a hard limit of 20000
+# is well above the floor.
 #
 #   bench/snapshot.sh [--quick] [--sizes "100 1000 5000"] [--rounds N]
 #
@@ -18,8 +22,9 @@
 # quartile), its ratio to the floor's in the same round (to floor-stat's for
 # the ways that read memory.stat alone: median and quartiles of the
 # per-round ratios), the two-sided Mann-Whitney p of the way's per-group CPU
-# against the floor's, descriptors memctl kept open, groups listed
-# (systemd-cgtop). snapshot.raw has every round's row.
+# against the floor's, the ratio to floor-limit's (median of the rounds),
+# descriptors memctl kept open, groups listed (systemd-cgtop). snapshot.raw
+# has every round's row.
 . "$(dirname "$0")/lib.sh"
 prereq_root
 prereq_memcg
@@ -35,14 +40,15 @@ INNER=5
 [ "$B_QUICK" = 1 ] && SIZES="20" ROUNDS=2 INNER=1
 parse_opts "[--sizes \"100 1000 5000\"] [--rounds N]" sizes rounds
 SIZES=${OPT_SIZES:-$SIZES} ROUNDS=${OPT_ROUNDS:-$ROUNDS}
-WAYS="floor floor-aa floor-stat memctl memctl-1st openread lcg-walk lcg-stats lcg-get systemd-cgtop"
+WAYS="floor floor-aa floor-stat floor-limit memctl memctl-1st openread lcg-walk lcg-stats lcg-get systemd-cgtop"
 
 host_line
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "snapshot: $ROUNDS rounds per size, medians; each way in a process of its own, the ways" \
 	"interleaved round by round (floors and memctl: the median of $INNER snapshots per round);" \
 	"RLIMIT_NOFILE hard limit $(ulimit -Hn)"
 tsv_header groups way groups_read files wall_us cpu_us cpu_us_per_group cpu_q1 cpu_q3 \
-	x_floor x_q1 x_q3 p_vs_floor memctl_fds listed
+	x_floor x_q1 x_q3 p_vs_floor x_floor_limit memctl_fds listed
 RAW=$BENCH_RESULTS/snapshot.raw
 : > "$RAW"
 TIMEFORMAT='%R %U %S'
@@ -91,6 +97,7 @@ for n in $SIZES; do
 		per_round "$base" > "$BENCH_RESULTS/b"
 		read -r cmed cq1 cq3 _ < <(stats_summary < "$BENCH_RESULTS/a")
 		read -r xmed xq1 xq3 _ < <(ratios "$way" "$base" | stats_summary)
+		read -r xlim _ < <(ratios "$way" floor-limit | stats_summary)
 		p=-
 		if [ "$way" != "$base" ]; then
 			read -r _ p < <(stats_mwu "$BENCH_RESULTS/a" "$BENCH_RESULTS/b")
@@ -101,7 +108,7 @@ for n in $SIZES; do
 		tsv_row $((n + 1)) "$way" "$groups" "$(med "$way" 4)" "$(med "$way" 6)" "$(med "$way" 7)" \
 			"$(printf %.1f "$cmed")" "$(printf %.1f "$cq1")" "$(printf %.1f "$cq3")" \
 			"$(printf %.2f "$xmed")" "$(printf %.2f "$xq1")" "$(printf %.2f "$xq3")" "$p" \
-			"$fds" "$(med "$way" 9)"
+			"$(printf %.2f "$xlim")" "$fds" "$(med "$way" 9)"
 	done
 	rm -f "$BENCH_RESULTS/a" "$BENCH_RESULTS/b"
 done
@@ -112,6 +119,8 @@ echo "x_floor: CPU per group over the floor's in the same round, median and quar
 	"lcg-stats, which read memory.stat alone, over floor-stat's; the floors read the first" \
 	"groups_read groups when the descriptor limit cannot hold them all); floor-aa is the floor" \
 	"again, the A/A control; p_vs_floor: two-sided Mann-Whitney rank test of the per-group CPU" \
-	"of the rounds against the floor's; systemd-cgtop: its process's user+system time per" \
+	"of the rounds against the floor's; x_floor_limit: CPU per group over floor-limit's (every" \
+	"group read within the descriptors memctl may keep open: the least this RLIMIT_NOFILE" \
+	"allows); load before and after: $LOAD0 / $(cut -d' ' -f1-3 /proc/loadavg); systemd-cgtop: its process's user+system time per" \
 	"group in the tree, though it lists only 'listed' of them"
 echo "results: $B_TSV"

@@ -9,8 +9,11 @@
 #
 # Two identical screens run side by side (A and A'): their difference is
 # the A/A control, which a rank test must not call significant. Each round
-# measures both screens over S seconds, then one set of bare snapshots, so
-# host noise falls on every arm alike (interleaved rounds). CPU is the
+# measures one screen over S seconds, then the other over the next S (the
+# order alternating round by round), then one set of bare snapshots, so
+# that host noise falls on every arm alike, the A/A pair included: each
+# arm's windows are spread over the whole run, not laid over the same
+# seconds as the other's (interleaved rounds). CPU is the
 # scheduler's own count of the process' run time (/proc/PID/schedstat, in
 # nanoseconds: at 0.1% of a CPU, clock ticks would count less than one per
 # round); memory is VmRSS at the end of each round, VmHWM at the end.
@@ -46,22 +49,26 @@ PID_A=$(cat "$T_TMP/pid.a") PID_B=$(cat "$T_TMP/pid.b")
 sleep 3   # warm-up: the first refreshes open every file
 
 host_line
-echo "top: $N groups, refresh 1 s, $ROUNDS interleaved rounds of $SECS s (after a 3 s warm-up)"
+echo "top: $N groups, refresh 1 s, $ROUNDS interleaved rounds of one $SECS s window per screen" \
+	"(the order alternating; after a 3 s warm-up); load $(cut -d' ' -f1-3 /proc/loadavg)"
 : > "$T_TMP/cpu.a"; : > "$T_TMP/cpu.b"; : > "$T_TMP/ms.a"; : > "$T_TMP/ms.b"
 : > "$T_TMP/rss.a"; : > "$T_TMP/rss.b"; : > "$T_TMP/snap"
-for r in $(seq 1 "$ROUNDS"); do
-	t0=$(wall) a0=$(run_ns "$PID_A") b0=$(run_ns "$PID_B")
+# window ARM: the CPU of that screen over the next SECS seconds, and its RSS after them
+window() {
+	local arm=$1 pid t0 t1 n0 n1
+	if [ "$arm" = a ]; then pid=$PID_A; else pid=$PID_B; fi
+	t0=$(wall) n0=$(run_ns "$pid")
 	sleep "$SECS"
-	t1=$(wall) a1=$(run_ns "$PID_A") b1=$(run_ns "$PID_B")
-	for arm in a b; do
-		if [ $arm = a ]; then d=$((a1 - a0)) pid=$PID_A; else d=$((b1 - b0)) pid=$PID_B; fi
-		awk -v d="$d" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", d / 1e9 / (b - a) * 100 }' \
-			>> "$T_TMP/cpu.$arm"
-		# one refresh a second: CPU per refresh is the CPU of the window over its seconds
-		awk -v d="$d" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", d / 1e6 / (b - a) }' \
-			>> "$T_TMP/ms.$arm"
-		status_kb "$pid" VmRSS >> "$T_TMP/rss.$arm"
-	done
+	t1=$(wall) n1=$(run_ns "$pid")
+	awk -v d="$((n1 - n0))" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", d / 1e9 / (b - a) * 100 }' \
+		>> "$T_TMP/cpu.$arm"
+	# one refresh a second: CPU per refresh is the CPU of the window over its seconds
+	awk -v d="$((n1 - n0))" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", d / 1e6 / (b - a) }' \
+		>> "$T_TMP/ms.$arm"
+	status_kb "$pid" VmRSS >> "$T_TMP/rss.$arm"
+}
+for r in $(seq 1 "$ROUNDS"); do
+	if [ $((r % 2)) = 1 ]; then window a; window b; else window b; window a; fi
 	# the bare snapshot of this round: CPU microseconds per snapshot, median of 5
 	"$SNAP" --rounds 5 --ways memctl "$T_SELF/$P" | awk -F'\t' '{ print $6 }' >> "$T_TMP/snap"
 done
@@ -85,7 +92,8 @@ tsv_row "bare snapshot" $((N + 1)) "$ROUNDS" - - - \
 	"$(awk -v u="$snap_us" 'BEGIN { printf "%.3f", u / 1000 }')" 1.00 - -
 table
 read -r u p <<< "$(stats_mwu "$T_TMP/cpu.a" "$T_TMP/cpu.b")"
-echo "A/A control: Mann-Whitney U $u, p $p (two identical screens; p should not be small)"
+echo "A/A control: Mann-Whitney U $u, p $p (two identical screens measured in alternating" \
+	"windows; p should not be small); load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "cpu_pct: median of the rounds with quartiles (q1, q3); x_snapshot: CPU per refresh over one" \
 	"bare mc_host_snapshot of the same tree, measured in the same rounds (median $snap_us us," \
 	"quartiles $snap_q1-$snap_q3)"

@@ -18,8 +18,8 @@ static void rollback_error(struct mc_ctx *ctx, struct mc_lock *lock, int r,
 	else if (r == -EWOULDBLOCK)
 		mc_err("another memctl (pid %ld) is changing the groups the journal '%s/%s' names; "
 		       "nothing was restored", res->lock_holder, ctx->state_dir, j);
-	else if (res->rollback_what && mc_host_bus_error(ctx->host)->fail != MC_BUS_OK) {
-		char *why = mc_bus_error_text(mc_host_bus_error(ctx->host));
+	else if (res->rollback_what && res->rollback_bus.fail != MC_BUS_OK) {
+		char *why = mc_bus_error_text(&res->rollback_bus);
 
 		mc_err("cannot restore %s: %s", res->rollback_what, why ? why : mc_strerror(r));
 		free(why);

@@ -30,9 +30,12 @@
 #include "export.h"
 #include "run-state.h"
 #include "file.h"
+#include "loop.h"
+#include "recorder.h"
 #include "units.h"
 
 struct run_opts {
+	struct recorder_opts rec; /* first: the shared options' offsets are into it */
 	bool once;
 	bool dry_run;
 	bool no_mlock;
@@ -55,29 +58,24 @@ struct run {
 	unsigned peak;         /* most reclaims in flight at once, this interval */
 	struct mc_export *export;  /* --export FILE, or NULL */
 	struct run_state state;    /* published every interval for top and export */
+	struct recorder recorder;  /* --record DIR */
+	bool recording;
 };
 
-/*
- * Logs one line at a syslog priority (3 err, 4 warning, 6 info). Lines
- * quote group names and reasons: no control character reaches the log
- * (escape.h), so a name cannot forge a line or a journald priority.
- */
 static void run_log(const struct run *r, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void run_log(const struct run *r, int prio, const char *fmt, ...)
 {
-	struct mc_buf b = { 0 };
+	char *line;
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	mc_esc_controls_fmt(&b, fmt, ap);
+	n = vasprintf(&line, fmt, ap);
 	va_end(ap);
-	if (r->journal)
-		fprintf(stderr, "<%d>", prio);
-	else
-		fputs("memctl run: ", stderr);
-	fprintf(stderr, "%s\n", mc_buf_error(&b) < 0 ? "out of memory" : mc_buf_str(&b));
-	mc_buf_release(&b);
+	mc_loop_log(r->journal, "run", prio, "%s", n < 0 ? "out of memory" : line);
+	if (n >= 0)
+		free(line);
 }
 
 /*
@@ -310,62 +308,6 @@ static void publish_interval(struct run *r, const struct mc_profile *p,
 	free(msg);
 }
 
-static void deadline_add(struct timespec *t, uint64_t ms)
-{
-	t->tv_sec += (time_t)(ms / 1000);
-	t->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (t->tv_nsec >= 1000000000L) {
-		t->tv_sec++;
-		t->tv_nsec -= 1000000000L;
-	}
-}
-
-/*
- * The next deadline, one interval on. A loop more than an interval late
- * (the host stalled it) starts again from now instead of running the
- * missed intervals back to back.
- */
-static void deadline_next(struct timespec *t, uint64_t ms)
-{
-	struct timespec now, late;
-
-	deadline_add(t, ms);
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	late = *t;
-	deadline_add(&late, ms);
-	if (now.tv_sec > late.tv_sec || (now.tv_sec == late.tv_sec && now.tv_nsec > late.tv_nsec))
-		*t = now;
-}
-
-/*
- * Waits until deadline for a signal. Returns the signal, or 0 at the
- * deadline. A deadline already past still takes a pending signal: a loop
- * whose intervals run late (a loaded host, a big tree, a slow disk under
- * --export) must still stop on SIGTERM.
- */
-static int wait_signal(const sigset_t *set, const struct timespec *deadline)
-{
-	for (;;) {
-		struct timespec now, left;
-		int sig;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left.tv_sec = deadline->tv_sec - now.tv_sec;
-		left.tv_nsec = deadline->tv_nsec - now.tv_nsec;
-		if (left.tv_nsec < 0) {
-			left.tv_sec--;
-			left.tv_nsec += 1000000000L;
-		}
-		if (left.tv_sec < 0)
-			left.tv_sec = left.tv_nsec = 0;
-		sig = sigtimedwait(set, NULL, &left);
-		if (sig > 0)
-			return sig;
-		if (errno == EAGAIN)
-			return 0;
-	}
-}
-
 static int reload(const struct run *r, const char *path, struct mc_profile *cur)
 {
 	struct mc_profile next;
@@ -389,11 +331,6 @@ static int reload(const struct run *r, const char *path, struct mc_profile *cur)
  */
 #define RELOAD_GAP_MS 1000
 
-static bool ts_before(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
-
 struct reload_gate {
 	struct timespec at;     /* when a reload may next happen */
 	bool pending;           /* a SIGHUP came in the gap: reload at its end */
@@ -407,21 +344,21 @@ static int wait_interval(const struct run *r, const sigset_t *set, const struct 
 			 const char *path, struct mc_profile *cur, struct reload_gate *g)
 {
 	for (;;) {
-		const struct timespec *until = g->pending && ts_before(&g->at, next) ? &g->at : next;
+		const struct timespec *until = g->pending && mc_ts_before(&g->at, next) ? &g->at : next;
 		struct timespec now;
-		int sig = wait_signal(set, until);
+		int sig = mc_wait_signal(set, until);
 
 		if (sig == SIGTERM || sig == SIGINT)
 			return sig;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		g->pending |= sig == SIGHUP;
-		if (g->pending && !ts_before(&now, &g->at)) {
+		if (g->pending && !mc_ts_before(&now, &g->at)) {
 			reload(r, path, cur);
 			g->pending = false;
 			clock_gettime(CLOCK_MONOTONIC, &g->at);
-			deadline_add(&g->at, RELOAD_GAP_MS);
+			mc_deadline_add(&g->at, RELOAD_GAP_MS);
 		}
-		if (!ts_before(&now, next))
+		if (!mc_ts_before(&now, next))
 			return 0;
 	}
 }
@@ -537,6 +474,9 @@ static int run_interval(struct run *run, const struct mc_profile *p, struct mc_p
 	/* after publishing: the export carries this interval's figures too */
 	if (run->export)
 		export_interval(run, p, req);
+	/* the store gets the interval as published: decisions, reclaims, problems */
+	if (run->recording && run->state.parent)
+		recorder_sample(&run->recorder, run->ctx->host, run->state.parent, &run->state.st);
 	if (run->iteration > RUN_WARMUP_INTERVALS)
 		run->steady_faults += minor_faults() - faults;
 	return rc;
@@ -566,25 +506,25 @@ static int run_open(struct run *run, const char *path, struct mc_profile *ret_p,
 		mc_profile_free(ret_p);
 		return MC_EXIT_HOST;
 	}
+	if (run->opts->rec.dir &&
+	    (rc = recorder_open(&run->recorder, &run->opts->rec, "run", run->journal)) != 0) {
+		mc_export_free(run->export);
+		mc_policy_free(*ret_pol);
+		mc_profile_free(ret_p);
+		return rc;
+	}
+	run->recording = run->opts->rec.dir != NULL;
 	if ((run->export && mc_export_set_state_dir(run->export, run->ctx->state_dir) < 0) ||
 	    run_state_init(&run->state, path, ret_p, run->opts->dry_run) < 0) {
 		mc_err("out of memory");
+		if (run->recording)
+			recorder_close(&run->recorder);
 		mc_export_free(run->export);
 		mc_policy_free(*ret_pol);
 		mc_profile_free(ret_p);
 		return MC_EXIT_HOST;
 	}
 	return 0;
-}
-
-/* Blocks the signals the loop takes with wait_signal (SIGHUP, SIGTERM, SIGINT), as set. */
-static void block_signals(sigset_t *set)
-{
-	sigemptyset(set);
-	sigaddset(set, SIGHUP);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGINT);
-	sigprocmask(SIG_BLOCK, set, NULL);
 }
 
 /* Logs that signal sig stops the loop and, once warm, the pages taken since. */
@@ -622,7 +562,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 	if (!once && !req.dry_run)
 		enter_self_group(&run, ctx, &self_group);
 
-	block_signals(&set);
+	mc_loop_block_signals(&set);
 
 	mc_err_sink = (struct mc_err_sink){ on_error, &run };
 	req.arg = &run;
@@ -639,7 +579,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 		rc = run_interval(&run, &p, &req);
 		if (once)
 			break;
-		deadline_next(&next, p.interval_ms);
+		mc_deadline_next(&next, p.interval_ms);
 		sig = wait_interval(&run, &set, &next, path, &p, &gate);
 		if (sig == SIGTERM || sig == SIGINT) {
 			log_stop(&run, sig, mlock);
@@ -652,6 +592,8 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 	list_clear(&run.seen, &run.n_seen, &run.cap_seen);
 	list_clear(&run.errors, &run.n_errors, &run.cap_errors);
 	mc_export_free(run.export);
+	if (run.recording)
+		recorder_close(&run.recorder);
 	mc_policy_free(req.pol);
 	mc_profile_free(&p);
 	mc_self_group_free(&self_group);
@@ -674,6 +616,11 @@ static const struct mc_opt run_opt_export = {
 	"export", 0, MC_OPT_STRING, "FILE", "rewrite FILE atomically with the metrics every interval",
 	MC_COMPLETE_FILE, NULL, false, offsetof(struct run_opts, export_file),
 };
+static const struct mc_opt run_opt_record = {
+	"record", 0, MC_OPT_STRING, "DIR",
+	"write every interval with its decisions to the history store DIR (see memctl record)",
+	MC_COMPLETE_DIR, NULL, false, offsetof(struct run_opts, rec.dir),
+};
 static const struct mc_opt run_opt_output = {
 	"output", 'o', MC_OPT_OUTPUT, "FORMAT", "of --export: prom (default) or json",
 	MC_COMPLETE_WORDS, "prom json", false, offsetof(struct run_opts, out),
@@ -693,7 +640,9 @@ const struct mc_cmd cmd_run_entry = {
 		"SIGTERM and SIGINT stop after the current interval.\n",
 	.arg_complete = { MC_COMPLETE_PROFILE },
 	.opts = (const struct mc_opt *const[]){ &run_opt_once, &run_opt_dry_run, &run_opt_no_mlock,
-						&run_opt_export, &run_opt_output, &mc_opt_state_dir,
+						&run_opt_export, &run_opt_output, &run_opt_record,
+						&recorder_opt_retain, &recorder_opt_max_size,
+						&mc_opt_state_dir,
 						&mc_opt_insecure_profile, &mc_opt_cgroup_root,
 						NULL },
 	.opts_size = sizeof(struct run_opts),

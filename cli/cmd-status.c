@@ -102,19 +102,29 @@ static void policy_mechs(const struct mc_host_status *st, struct policy_mech ret
  * self), and who writes it by systemd's single-writer rule (host/systemd.c).
  * Warns on stderr when that is systemd without delegation.
  */
-static int parent_check(struct mc_ctx *ctx, const char *profile, char **ret_parent,
-			struct mc_sd_check *ret)
+static int parent_check(struct mc_ctx *ctx, const char *profile, const char *group,
+			char **ret_parent, struct mc_sd_check *ret)
 {
 	struct mc_profile p;
 	const char *spec = ctx->parent;
 	int r, rc;
 
-	if (profile) {
+	if (group) {
+		if ((rc = mc_resolve_group(ctx, group, ret_parent)) != 0)
+			return rc;
+		if (!mc_host_group_exists(ctx->host, *ret_parent)) {
+			mc_err("group '%s' does not exist", *ret_parent);
+			free(*ret_parent);
+			return MC_EXIT_INVALID;
+		}
+		r = 0;
+	} else if (profile) {
 		if ((rc = mc_load_profile(ctx, profile, &p)) != 0)
 			return rc;
 		spec = p.parent;
 	}
-	r = mc_host_resolve_parent(ctx->host, spec, ret_parent);
+	if (!group)
+		r = mc_host_resolve_parent(ctx->host, spec, ret_parent);
 	if (r < 0 && profile)
 		mc_err("%s: parent: cannot resolve '%s': %s", profile, spec, mc_strerror(r));
 	else if (r < 0)
@@ -132,33 +142,51 @@ static int parent_check(struct mc_ctx *ctx, const char *profile, char **ret_pare
 	return r == -ENOMEM ? MC_EXIT_HOST : r < 0 ? MC_EXIT_INVALID : 0;
 }
 
-/* Two lines: the parent, and who writes it. */
-static void parent_text(FILE *f, const char *parent, const struct mc_sd_check *c)
+/* The unit that owns the cgroup, in one line. */
+static void unit_text(FILE *f, const struct mc_sd_check *c)
 {
-	fputs("parent          ", f);
+	fputs("unit            ", f);
+	if (c->owner == MC_SD_ROOT)
+		fputs("-.slice (the root cgroup): systemd writes it\n", f);
+	else if (!c->unit)
+		fputs("none: no systemd unit's cgroup holds it\n", f);
+	else
+		fprintf(f, "%s (%s): %s\n", c->unit, c->unit_cgroup,
+			c->owner == MC_SD_DELEGATED ? "delegated, its processes write the groups below it" :
+			c->owner == MC_SD_UNDELEGATED ? "systemd writes it (no delegation)" :
+			"its delegation could not be read");
+}
+
+/* Three lines: the parent (or GROUP), who writes it, and the unit that owns it. */
+static void parent_text(FILE *f, const char *parent, bool group, const struct mc_sd_check *c)
+{
+	fputs(group ? "group           " : "parent          ", f);
 	mc_text_str(f, parent);
 	fputc('\n', f);
 	fprintf(f, "systemd         %s; ", c->systemd_running ? "running" : "not running");
 	switch (c->owner) {
 	case MC_SD_FOREIGN:
-		fputs("the parent is in no systemd unit's cgroup\n", f);
+		fprintf(f, "the %s is in no systemd unit's cgroup\n", group ? "group" : "parent");
 		break;
 	case MC_SD_DELEGATED:
-		fprintf(f, "the parent is in %s, delegated (%s)\n", c->unit, c->marker);
+		fprintf(f, "the %s is in %s, delegated (%s)\n", group ? "group" : "parent", c->unit,
+			c->marker);
 		break;
 	case MC_SD_ROOT:
 	case MC_SD_UNDELEGATED:
 		if (c->owner == MC_SD_ROOT)
-			fputs("warning: the parent is the root cgroup, systemd's -.slice\n", f);
+			fprintf(f, "warning: the %s is the root cgroup, systemd's -.slice\n",
+				group ? "group" : "parent");
 		else
-			fprintf(f, "warning: the parent is in %s, which systemd manages without "
-				   "delegation\n", c->unit);
+			fprintf(f, "warning: the %s is in %s, which systemd manages without "
+				   "delegation\n", group ? "group" : "parent", c->unit);
 		break;
 	case MC_SD_UNKNOWN:
-		fprintf(f, "the parent is in %s; its delegation marker could not be read (%s)\n",
-			c->unit, c->probed ? c->probed : "nothing probed");
+		fprintf(f, "the %s is in %s; its delegation marker could not be read (%s)\n",
+			group ? "group" : "parent", c->unit, c->probed ? c->probed : "nothing probed");
 		break;
 	}
+	unit_text(f, c);
 }
 
 static void json_str_or_null(FILE *f, const char *s)
@@ -169,9 +197,9 @@ static void json_str_or_null(FILE *f, const char *s)
 		fputs("null", f);
 }
 
-static void parent_json(FILE *f, const char *parent, const struct mc_sd_check *c)
+static void parent_json(FILE *f, const char *parent, bool group, const struct mc_sd_check *c)
 {
-	fputs(",\"parent\":", f);
+	fputs(group ? ",\"group\":" : ",\"parent\":", f);
 	mc_json_str(f, parent);
 	fprintf(f, ",\"systemd\":{\"running\":%s,\"owner\":\"%s\",\"warning\":%s,\"unit\":",
 		c->systemd_running ? "true" : "false", mc_sd_owner_name(c->owner),
@@ -187,7 +215,7 @@ static void parent_json(FILE *f, const char *parent, const struct mc_sd_check *c
 }
 
 static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, bool journal,
-			const char *parent, const struct mc_sd_check *sd)
+			const char *parent, bool group, const struct mc_sd_check *sd)
 {
 	FILE *f = ctx->out_f;
 	struct feature fe[N_FEATURES];
@@ -197,7 +225,7 @@ static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, boo
 	mc_json_str(f, st->memory_mount);
 	fputs(",\"self\":", f);
 	mc_json_str(f, st->self_path);
-	parent_json(f, parent, sd);
+	parent_json(f, parent, group, sd);
 	fprintf(f, ",\"kernel_patch\":%s,\"patch_knobs\":[", st->patched ? "true" : "false");
 	for (size_t i = 0; i < st->n_patch_files; i++) {
 		fputs(i ? "," : "", f);
@@ -317,12 +345,17 @@ static int cmd_status_exec(struct mc_ctx *ctx, const void *opts, int argc, char 
 		return MC_EXIT_HOST;
 	}
 	journal = pend.kind != MC_PENDING_NONE;
-	if ((rc = parent_check(ctx, o->profile, &parent, &sd)) != 0) {
+	if (argc && o->profile) {
+		mc_err("status: GROUP and --profile both name what to check; give one");
+		mc_pending_free(&pend);
+		return MC_EXIT_INVALID;
+	}
+	if ((rc = parent_check(ctx, o->profile, argc ? argv[0] : NULL, &parent, &sd)) != 0) {
 		mc_pending_free(&pend);
 		return rc;
 	}
 	if (o->out == MC_OUT_JSON) {
-		status_json(ctx, st, journal, parent, &sd);
+		status_json(ctx, st, journal, parent, argc > 0, &sd);
 		mc_pending_free(&pend);
 		free(parent);
 		mc_sd_check_free(&sd);
@@ -333,7 +366,7 @@ static int cmd_status_exec(struct mc_ctx *ctx, const void *opts, int argc, char 
 	fputs("self            ", f);
 	mc_text_str(f, st->self_path);
 	fputc('\n', f);
-	parent_text(f, parent, &sd);
+	parent_text(f, parent, argc > 0, &sd);
 	free(parent);
 	mc_sd_check_free(&sd);
 	fprintf(f, "kernel patch    %s", st->patched ? "present:" : "not present");
@@ -361,15 +394,17 @@ static const struct mc_opt status_opt_profile = {
 
 const struct mc_cmd cmd_status_entry = {
 	.name = "status",
-	.args = "",
+	.args = "[GROUP]",
 	.min_args = 0,
-	.max_args = 0,
+	.max_args = 1,
 	.flags = CMD_NEED_HOST,
 	.summary = "show the cgroup layout, mounts, and how each knob is carried out here",
 	.help = "For every knob: native (the kernel has the file), emulated (memctl does it\n"
 		"another way) or missing (reported, not applied).\n"
-		"Also who writes the parent (-p, or --profile FILE's parent) by systemd's\n"
-		"single-writer rule: a warning when systemd manages it without delegation.\n",
+		"Also who writes the parent (-p, or --profile FILE's parent; or GROUP) by\n"
+		"systemd's single-writer rule, and the systemd unit that owns it: a warning\n"
+		"when systemd manages it without delegation.\n",
+	.arg_complete = { MC_COMPLETE_GROUP },
 	.opts = (const struct mc_opt *const[]){ &status_opt_output, &status_opt_profile,
 						&mc_opt_parent, &mc_opt_state_dir,
 						&mc_opt_insecure_profile, &mc_opt_cgroup_root, NULL },

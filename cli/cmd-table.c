@@ -24,6 +24,9 @@ const struct mc_cmd *const mc_cmd_table[] = {
 	&cmd_completion_entry,
 	&cmd_export_entry,
 	&cmd_exec_entry,
+	&cmd_rm_entry,
+	&cmd_record_entry,
+	&cmd_dump_entry,
 	NULL,
 };
 

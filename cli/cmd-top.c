@@ -217,10 +217,11 @@ static int replay_times(const struct top_opts *o, struct replay_span *ret)
 	ret->one = o->time != NULL;
 	if (o->time)
 		t[1] = t[2] = t[0];
-	ret->from = (double)t[1] / 1e9;
-	ret->to = t[2] == INT64_MAX ? 1e300 : (double)t[2] / 1e9;
+	/* a time as memctl prints it (to the millisecond) names its sample */
+	ret->from = (double)t[1] / 1e9 - TOP_REPLAY_SLACK;
+	ret->to = t[2] == INT64_MAX ? 1e300 : (double)t[2] / 1e9 + TOP_REPLAY_SLACK;
 	/* the screen opens on -t or the newest sample; batch on the first of the span */
-	ret->start = o->time ? ret->from : o->batch ? ret->from : (double)now / 1e9;
+	ret->start = o->time ? ret->to : o->batch ? ret->from : (double)now / 1e9;
 	return 0;
 }
 
@@ -258,6 +259,23 @@ static int replay_open(struct mc_ctx *ctx, const struct top_opts *o,
 	return model_sort(o, ret);
 }
 
+/*
+ * The next sample of a batch replay: a corrupt record (or one that is no
+ * tree) is said, counted in *skipped and stepped over. 0, -ENODATA at the
+ * end, -errno.
+ */
+static int replay_next(const struct top_opts *o, struct top_source *src, long *skipped)
+{
+	int r;
+
+	while ((r = src->ops->step(src, 1)) == -EBADMSG) {
+		mc_err("warning: skipping a record of '%s': %s", o->replay,
+		       src->ops->problem(src) ? src->ops->problem(src) : mc_strerror(r));
+		(*skipped)++;
+	}
+	return r;
+}
+
 /* -b over the samples from span->from to span->to (at most -n of them). */
 static int replay_batch(struct mc_ctx *ctx, const struct top_opts *o, struct top_model *m,
 			const struct replay_span *span, const int *cols, size_t n_cols)
@@ -265,18 +283,18 @@ static int replay_batch(struct mc_ctx *ctx, const struct top_opts *o, struct top
 	struct top_source *src = m->src;
 	struct mc_buf out = { 0 };
 	int rc = 0, r = 0;
-	long n = 0;
+	long n = 0, skipped = 0;
 
 	/* the open found the sample at or before --from: the span starts after it */
 	if (!span->one && src->ops->wall(src) < span->from)
-		r = src->ops->step(src, 1);
+		r = replay_next(o, src, &skipped);
 	while (r == 0 && (span->one || (src->ops->wall(src) <= span->to &&
 					src->ops->wall(src) >= span->from)) &&
 	       (o->iterations == 0 || n < o->iterations) && !(span->one && n == 1)) {
 		if ((rc = batch_one(ctx, o, m, cols, n_cols, &out)) != 0)
 			break;
 		n++;
-		r = src->ops->step(src, 1);
+		r = replay_next(o, src, &skipped);
 	}
 	mc_buf_release(&out);
 	if (rc == 0 && r < 0 && r != -ENODATA) {
@@ -287,6 +305,12 @@ static int replay_batch(struct mc_ctx *ctx, const struct top_opts *o, struct top
 	if (rc == 0 && n == 0)
 		mc_err("warning: no sample was recorded between %s and %s", o->from ? o->from : "the start",
 		       o->to ? o->to : "the end");
+	if (rc == 0 && skipped) {
+		/* a delta after a bad record cannot be decoded either: no count is given */
+		mc_err("the store in '%s' has records that could not be read: the samples printed "
+		       "leave out those and what depends on them", o->replay);
+		rc = MC_EXIT_INVALID;
+	}
 	return rc;
 }
 

@@ -39,6 +39,8 @@ enum mc_output {
 	MC_OUT_TEXT = 0,
 	MC_OUT_JSON,
 	MC_OUT_PROM,              /* export, run --export: Prometheus text format */
+	MC_OUT_CSV,               /* dump */
+	MC_OUT_OPENMETRICS,       /* dump: OpenMetrics text with timestamps */
 };
 
 /* Setup a command needs before it runs (git style). */
@@ -158,6 +160,9 @@ extern const struct mc_cmd cmd_import_entry;
 extern const struct mc_cmd cmd_completion_entry;
 extern const struct mc_cmd cmd_export_entry;
 extern const struct mc_cmd cmd_exec_entry;
+extern const struct mc_cmd cmd_rm_entry;
+extern const struct mc_cmd cmd_record_entry;
+extern const struct mc_cmd cmd_dump_entry;
 
 extern const struct mc_cmd *const mc_cmd_table[];
 
@@ -333,6 +338,7 @@ struct mc_plan_req {
 	unsigned *ret_peak;       /* most reclaims in flight at once */
 	long write_budget_ms;     /* writes and reclaims end this long after the start (0: each
 	                             write bounded alone), so a slow one cannot stall run */
+	bool prune;               /* apply --prune: also remove memctl's groups the profile dropped */
 };
 
 /* A policy engine configured for this host (CPUs, swap). 0 or an exit code. */
@@ -362,6 +368,36 @@ char *mc_bus_error_text(const struct mc_bus_error *e);
  * Returns an exit code.
  */
 int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req);
+
+/*
+ * Takes the state lock, the subtree lock of parent (an absolute cgroup
+ * path; NULL: none) and makes sure no journal is pending, saying what is
+ * wrong. 0 (*ret is the lock) or an exit code.
+ */
+int mc_lock_for_change(struct mc_ctx *ctx, const char *parent, struct mc_lock **ret);
+
+/*
+ * Runs plan's writes as one transaction under lock and prints what failed
+ * (and a warning when the record of created groups lags). An exit code.
+ */
+int mc_run_writes(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_plan *plan);
+
+/* The warning for a txn result's record_err (nothing when err is 0). */
+void mc_record_warning(const struct mc_ctx *ctx, int err);
+
+/*
+ * --- prune.c: apply --prune ---
+ * Appends to plan (of profile p, made under lock) the removal of the groups
+ * memctl created below the plan's parent that the profile no longer names
+ * and that are empty, and notes for those kept (mc_plan_prune). Groups are
+ * taken from the record in the state directory, each only while its
+ * directory is the one memctl made. Prints what is wrong; 0 or an exit code.
+ */
+int mc_plan_add_prune(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_profile *p,
+		      struct mc_plan *plan);
+
+/* "refusing the state directory: WHY" for a record or file the state directory refused. */
+void mc_state_refused(struct mc_lock *lock, int r, const struct mc_ctx *ctx);
 
 /* One line for a step: "created web", "web: memory.max 1G -> 512M[: reason]". */
 void mc_print_step(FILE *f, const char *prefix, const struct mc_step *s, bool reason);

@@ -166,6 +166,8 @@ static const char *const output_names[] = {
 	[MC_OUT_TEXT] = "text",
 	[MC_OUT_JSON] = "json",
 	[MC_OUT_PROM] = "prom",
+	[MC_OUT_CSV] = "csv",
+	[MC_OUT_OPENMETRICS] = "openmetrics",
 };
 
 /* One of the option's words, as an enum mc_output. */

@@ -89,6 +89,8 @@ static void plan_json(FILE *f, const struct mc_plan *plan)
 			fprintf(f, ",\"want\":%" PRIu64, s->want);
 			if (s->kind == MC_STEP_SYSCTL)
 				fprintf(f, ",\"old\":%" PRIu64 ",\"new\":%" PRIu64, s->old_raw, s->new_raw);
+		} else if (s->kind == MC_STEP_RMDIR) {
+			fprintf(f, ",\"created_by_memctl\":%s", s->created ? "true" : "false");
 		} else if (s->kind != MC_STEP_MKDIR) {
 			fprintf(f, ",\"knob\":\"%s\"", mc_knob_info(s->knob)->name);
 			fputs(",\"want\":", f);
@@ -96,7 +98,11 @@ static void plan_json(FILE *f, const struct mc_plan *plan)
 		}
 		if (s->kind == MC_STEP_UNIT)
 			fputs(",\"via\":\"systemd\"", f);
-		if (s->kind == MC_STEP_WRITE || s->kind == MC_STEP_UNIT) {
+		if (s->cgroup) {   /* a unit's step in its own cgroup (UNIT_FILE, RECLAIM) */
+			fputs(",\"cgroup\":", f);
+			mc_json_str(f, s->cgroup);
+		}
+		if (s->kind == MC_STEP_WRITE || s->kind == MC_STEP_UNIT || s->kind == MC_STEP_UNIT_FILE) {
 			fputs(",\"file\":", f);
 			mc_json_str(f, s->file);
 			fputs(",\"old\":", f);

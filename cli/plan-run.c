@@ -207,14 +207,12 @@ int mc_take_lock(struct mc_ctx *ctx, struct mc_lock **ret)
  * the same time. Waits at most SUBTREE_WAIT_MS (--no-wait: not at all).
  */
 #define SUBTREE_WAIT_MS 60000
-static int take_subtree(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_profile *p)
+static int take_subtree(struct mc_ctx *ctx, struct mc_lock *lock, const char *parent)
 {
-	char *parent, hb[32];
+	char hb[32];
 	long holder = 0;
 	int r;
 
-	if (mc_host_resolve_parent(ctx->host, p->parent, &parent) < 0)
-		return 0;   /* mc_make_plan says why */
 	r = mc_lock_subtree(lock, ctx->host, parent, 0, &holder);
 	if (r == -EWOULDBLOCK && !ctx->no_wait) {
 		if (!ctx->quiet)
@@ -228,8 +226,28 @@ static int take_subtree(struct mc_ctx *ctx, struct mc_lock *lock, const struct m
 		       ctx->no_wait ? "" : " (gave up after 60 s)");
 	else if (r < 0)
 		mc_err("cannot lock the groups below '%s': %s", parent, mc_strerror(r));
-	free(parent);
 	return r < 0 ? MC_EXIT_HOST : 0;
+}
+
+int mc_lock_for_change(struct mc_ctx *ctx, const char *parent, struct mc_lock **ret)
+{
+	struct mc_lock *lock;
+	int rc;
+
+	if ((rc = mc_take_lock(ctx, &lock)) != 0)
+		return rc;
+	if (parent && (rc = take_subtree(ctx, lock, parent)) != 0) {
+		mc_lock_release(lock);
+		return rc;
+	}
+	if (mc_journal_exists(ctx->state_dir)) {
+		mc_err("an interrupted apply left a journal in '%s'; run 'memctl rollback' first",
+		       ctx->state_dir);
+		mc_lock_release(lock);
+		return MC_EXIT_HOST;
+	}
+	*ret = lock;
+	return 0;
 }
 
 /* Why a write timed out: the bound it ran into. */
@@ -246,17 +264,26 @@ static const char *timeout_cause(struct mc_ctx *ctx, char *buf, size_t len)
 	return buf;
 }
 
-/* Runs the writes as one transaction; prints what failed. Returns an exit code. */
-static int run_writes(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_plan *plan)
+void mc_record_warning(const struct mc_ctx *ctx, int err)
+{
+	if (err)
+		mc_err("warning: the groups are as they should be, but the record of the groups "
+		       "memctl created ('%s/created') could not be brought in step: %s; apply "
+		       "--prune leaves the groups this changed alone", ctx->state_dir,
+		       mc_strerror(err));
+}
+
+int mc_run_writes(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_plan *plan)
 {
 	struct mc_txn_result res;
 	int rc = MC_EXIT_OK, r;
 
 	r = mc_txn_apply(ctx->host, lock, plan, &res);
+	mc_record_warning(ctx, res.record_err);
 	if (r == 0) {
 		/* done */
 	} else if (res.done == 0 && res.failed_err == 0) {
-		if (r == -EPERM && mc_lock_why(lock))
+		if ((r == -EPERM || r == -EBADMSG) && mc_lock_why(lock))
 			mc_err("refusing the state directory: %s", mc_lock_why(lock));
 		else
 			mc_err("cannot write the journal in '%s': %s", ctx->state_dir, mc_strerror(r));
@@ -266,8 +293,8 @@ static int run_writes(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_
 		char *abs = NULL, *msg, *bus_cause = NULL, cause[160];
 
 		mc_path_join(plan->parent, s->group, &abs);
-		if (s->kind == MC_STEP_UNIT && r != -EIO)
-			bus_cause = mc_bus_error_text(mc_host_bus_error(ctx->host));
+		if (res.failed_bus.fail != MC_BUS_OK && r != -EIO)
+			bus_cause = mc_bus_error_text(&res.failed_bus);
 		msg = mc_step_failure(s, abs ? abs : s->group, r, res.readback,
 				      bus_cause ? bus_cause :
 				      r == -ETIMEDOUT ? timeout_cause(ctx, cause, sizeof(cause)) :
@@ -287,8 +314,8 @@ static int run_writes(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_
 			       res.undone == 1 ? "" : "s");
 			rc = MC_EXIT_FAILED;
 		} else {
-			char *why = mc_host_bus_error(ctx->host)->fail != MC_BUS_OK ?
-				mc_bus_error_text(mc_host_bus_error(ctx->host)) : NULL;
+			char *why = res.rollback_bus.fail != MC_BUS_OK ?
+				mc_bus_error_text(&res.rollback_bus) : NULL;
 
 			mc_err("rollback failed at %s: %s", res.rollback_what ? res.rollback_what : "?",
 			       why ? why : mc_strerror(res.rollback_err));
@@ -339,22 +366,23 @@ int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_
 	long start = mc_host_now_ms();
 	struct mc_lock *lock;
 	struct mc_plan plan;
+	char *parent = NULL;
 	int rc;
 
-	if ((rc = mc_take_lock(ctx, &lock)) != 0)
+	/* a parent that does not resolve is not locked: mc_make_plan says why */
+	if (mc_host_resolve_parent(ctx->host, p->parent, &parent) < 0)
+		parent = NULL;
+	rc = mc_lock_for_change(ctx, parent, &lock);
+	free(parent);
+	if (rc != 0)
 		return rc;
-	if ((rc = take_subtree(ctx, lock, p)) != 0) {
-		mc_lock_release(lock);
-		return rc;
-	}
-	if (mc_journal_exists(ctx->state_dir)) {
-		mc_err("an interrupted apply left a journal in '%s'; run 'memctl rollback' first",
-		       ctx->state_dir);
-		mc_lock_release(lock);
-		return MC_EXIT_HOST;
-	}
 	/* Plan under the lock: a concurrent apply's result is what we start from. */
 	if ((rc = mc_make_plan(ctx, p, req, &plan)) != 0) {
+		mc_lock_release(lock);
+		return rc;
+	}
+	if (req->prune && (rc = mc_plan_add_prune(ctx, lock, p, &plan)) != 0) {
+		mc_plan_free(&plan);
 		mc_lock_release(lock);
 		return rc;
 	}
@@ -363,7 +391,7 @@ int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_
 	} else {
 		if (req->write_budget_ms > 0)
 			mc_host_set_write_deadline(ctx->host, start + req->write_budget_ms);
-		rc = run_writes(ctx, lock, &plan);
+		rc = mc_run_writes(ctx, lock, &plan);
 		if (rc == MC_EXIT_OK)
 			run_reclaims(ctx, lock, &plan, p->concurrency, req);
 		mc_host_set_write_deadline(ctx->host, 0);

@@ -4,7 +4,7 @@
 #
 #   /usr/sbin/memctl, /usr/share/man/man{5,8}, /usr/share/memctl/profiles
 #   /etc/memctl/profile.yaml                  the service's profile (conffile)
-#   /lib/systemd/system/memctl{,@}.service    the units (prefix /usr; else PREFIX/lib/...)
+#   /lib/systemd/system/memctl{,@,-record}.service  the units (prefix /usr; else PREFIX/lib/...)
 #   /usr/share/doc/memctl/                    README, FLEET.md, fleet examples
 #
 # scripts/setup.sh release configures with prefix /usr; `cpack` in that
@@ -27,7 +27,7 @@ set(MEMCTL_ZSH_COMPLETIONDIR ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions
 set(MEMCTL_SBIN_DIR ${CMAKE_INSTALL_FULL_SBINDIR})
 set(MEMCTL_ETC_DIR ${CMAKE_INSTALL_FULL_SYSCONFDIR}/memctl)
 file(READ ${CMAKE_CURRENT_LIST_DIR}/unit-common.in MEMCTL_UNIT_COMMON)
-foreach(unit memctl.service memctl@.service)
+foreach(unit memctl.service memctl@.service memctl-record.service)
   configure_file(${CMAKE_CURRENT_LIST_DIR}/${unit}.in ${PROJECT_BINARY_DIR}/dist/${unit} @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/dist/${unit} DESTINATION ${MEMCTL_SYSTEMD_UNITDIR})
 endforeach()

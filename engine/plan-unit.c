@@ -32,6 +32,7 @@ static const char *usize(uint64_t v, char buf[static 24])
 }
 
 struct unit_build {
+	const struct mc_caps *caps;
 	const struct mc_profile *p;
 	const struct mc_group_spec *spec;
 	const struct mc_unit_state *st;
@@ -39,6 +40,8 @@ struct unit_build {
 	struct mc_diags *diags;
 	uint64_t want[K];
 	bool wanted[K];
+	const char *policy_why[K];       /* a policy's reason for want[k], or NULL */
+	const char *policy_name[K];
 	int errors;
 };
 
@@ -73,7 +76,7 @@ static int unit_step(struct unit_build *b, enum mc_step_kind kind, enum mc_knob 
 		.old_valid = true,
 		.new_raw = knob ? b->want[k] : 0,
 		.want = knob ? b->want[k] : 0,
-		.policy = "profile",
+		.policy = knob && b->policy_name[k] ? b->policy_name[k] : "profile",
 		.reason = reason,
 		.group = strdup(b->spec->name),
 	};
@@ -126,6 +129,31 @@ static int unit_check_order(struct unit_build *b)
 	return 0;
 }
 
+/*
+ * The policies' settings for the unit take the place of the profile's
+ * values (as apply_settings does for groups), rounded down to a page.
+ */
+static int unit_settings(struct unit_build *b, uint64_t page)
+{
+	const struct mc_decisions *d = b->st->dec;
+
+	for (size_t i = 0; d && b->st->group && i < d->n_set; i++) {
+		const struct mc_setting *set = &d->set[i];
+		uint64_t v = set->value;
+
+		if (strcmp(set->group, b->st->group) != 0 || set->knob >= K ||
+		    (mc_knob_unit_property(set->knob) && !b->st->prop_known[set->knob]))
+			continue;
+		if (v != MC_SIZE_MAX && !mc_knob_info(set->knob)->flag)
+			v -= v % page;
+		b->want[set->knob] = v;
+		b->wanted[set->knob] = true;
+		b->policy_why[set->knob] = set->reason;
+		b->policy_name[set->knob] = set->policy;
+	}
+	return 0;
+}
+
 /* Resolves the unit's sizes and refuses knobs this systemd has no property for. */
 static int unit_resolve(struct unit_build *b, const struct mc_caps *caps)
 {
@@ -152,28 +180,50 @@ static int unit_resolve(struct unit_build *b, const struct mc_caps *caps)
 		if (r < 0)
 			return r;
 	}
-	return 0;
+	return unit_settings(b, page);
 }
-
 /*
- * Knobs without a unit property: systemd has none for them, and memctl does
- * not write files in a unit's cgroup behind systemd's back.
+ * Knobs without a unit property (soft_limit, reclaim_protect_active):
+ * systemd neither sets nor writes their files, so memctl writes them in
+ * the unit's cgroup itself where the host has the file; elsewhere a note.
  */
-static int unit_notes(struct unit_build *b)
+static int unit_files(struct unit_build *b)
 {
 	for (int k = 0; k < K; k++) {
+		const char *file = b->caps->file[k];
+		struct mc_step *s;
 		char s1[24];
 		int r;
 
 		if (!b->wanted[k] || mc_knob_unit_property(k))
 			continue;
-		r = unit_step(b, MC_STEP_NOTE, k, NULL,
-			      mc_asprintf("%s %s on unit '%s': not applied: systemd has no unit "
-					  "property for it and memctl writes a unit's cgroup only "
-					  "through systemd", mc_knob_info(k)->name,
-					  usize(b->want[k], s1), b->spec->name));
+		if (!file || !b->st->cgroup || !b->st->raw_valid[k]) {
+			r = unit_step(b, MC_STEP_NOTE, k, NULL,
+				      mc_asprintf("%s %s on unit '%s': not applied: %s",
+						  mc_knob_info(k)->name, usize(b->want[k], s1),
+						  b->spec->name,
+						  !file ? (k == MC_KNOB_SOFT && b->st->dec ?
+							   "no file for it on this host; the policies "
+							   "emulate it with MemoryLow and reclaim the unit first" :
+							   "no file for it on this host and no unit property") :
+						  !b->st->cgroup ? "the unit has no cgroup now (not running)" :
+						  "its file in the unit's cgroup cannot be read"));
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (b->want[k] == b->st->raw[k])
+			continue;
+		r = unit_step(b, MC_STEP_UNIT_FILE, k, file,
+			      b->policy_why[k] ? mc_asprintf("policy: %s", b->policy_why[k]) :
+			      mc_asprintf("profile: %s %s (no unit property; systemd does not write %s)",
+					  mc_knob_info(k)->name, usize(b->want[k], s1), file));
 		if (r < 0)
 			return r;
+		s = &b->plan->steps[b->plan->n - 1];
+		s->old_raw = b->st->raw[k];
+		if (!(s->cgroup = strdup(b->st->cgroup)))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -184,16 +234,63 @@ static int unit_notes(struct unit_build *b)
  */
 static int unit_policy_notes(struct unit_build *b)
 {
-	static const char *const why = "not carried out: memctl's policies act on the profile's "
-				       "groups, not on units";
+	const char *why = b->st->no_policy ? b->st->no_policy : "the policies did not run";
 	int r = 0;
 
+	if (b->st->dec)
+		return 0;
 	if (b->spec->protect != MC_PROTECT_UNSET)
 		r = unit_step(b, MC_STEP_NOTE, K, "protect",
-			      mc_asprintf("protect on unit '%s': %s", b->spec->name, why));
+			      mc_asprintf("protect on unit '%s': not carried out: %s", b->spec->name,
+					  why));
 	if (r == 0 && b->spec->thp >= 0)
 		r = unit_step(b, MC_STEP_NOTE, K, "thp",
-			      mc_asprintf("thp on unit '%s': %s", b->spec->name, why));
+			      mc_asprintf("thp on unit '%s': not carried out: %s", b->spec->name, why));
+	return r;
+}
+
+/* One policy reclaim of the unit: in its cgroup on v2, a note on v1. */
+static int unit_reclaim(struct unit_build *b, const struct mc_reclaim *rc)
+{
+	struct mc_step step = { .kind = MC_STEP_RECLAIM, .knob = K, .bytes = rc->bytes,
+				.policy = rc->policy ? rc->policy : "policy" };
+	char s1[24];
+
+	if (b->caps->ver != MC_CGV2 || !b->st->cgroup)
+		return unit_step(b, MC_STEP_NOTE, K, "reclaim",
+				 mc_asprintf("reclaim %s from unit '%s': not carried out: on cgroup v1 "
+					     "memctl reclaims by lowering the limit, which systemd "
+					     "owns for a unit", usize(rc->bytes, s1), b->spec->name));
+	step.group = strdup(b->spec->name);
+	step.cgroup = strdup(b->st->cgroup);
+	step.reason = strdup(rc->reason ? rc->reason : "policy");
+	if (rc->node_bytes && rc->n_nodes &&
+	    (step.node_bytes = malloc(rc->n_nodes * sizeof(*step.node_bytes)))) {
+		memcpy(step.node_bytes, rc->node_bytes, rc->n_nodes * sizeof(*step.node_bytes));
+		step.n_nodes = rc->n_nodes;
+	}
+	if (!step.group || !step.cgroup || !step.reason || (rc->node_bytes && !step.node_bytes) ||
+	    mc_array_reserve(&b->plan->steps, &b->plan->cap, b->plan->n + 1,
+			     sizeof(*b->plan->steps)) < 0) {
+		free(step.group);
+		free(step.cgroup);
+		free(step.reason);
+		free(step.node_bytes);
+		return -ENOMEM;
+	}
+	b->plan->steps[b->plan->n++] = step;
+	return 0;
+}
+
+/* The policies' reclaims of the unit, after its settings. */
+static int unit_reclaims(struct unit_build *b)
+{
+	const struct mc_decisions *d = b->st->dec;
+	int r = 0;
+
+	for (size_t i = 0; d && b->st->group && i < d->n_reclaim && r == 0; i++)
+		if (strcmp(d->reclaim[i].group, b->st->group) == 0)
+			r = unit_reclaim(b, &d->reclaim[i]);
 	return r;
 }
 
@@ -204,6 +301,9 @@ static int unit_write(struct unit_build *b, enum mc_knob k)
 
 	if (!b->wanted[k] || b->want[k] == b->st->prop[k])
 		return 0;
+	if (b->policy_why[k])
+		return unit_step(b, MC_STEP_UNIT, k, mc_knob_unit_property(k),
+				 mc_asprintf("policy: %s", b->policy_why[k]));
 	return unit_step(b, MC_STEP_UNIT, k, mc_knob_unit_property(k),
 			 mc_asprintf("profile: %s %s", mc_knob_info(k)->name, usize(b->want[k], s1)));
 }
@@ -222,8 +322,10 @@ static int unit_steps(struct unit_build *b)
 	if (r == 0)
 		r = unit_write(b, MC_KNOB_SWAP);
 	if (r == 0)
-		r = unit_notes(b);
-	return r < 0 ? r : unit_policy_notes(b);
+		r = unit_files(b);
+	if (r == 0)
+		r = unit_policy_notes(b);
+	return r < 0 ? r : unit_reclaims(b);
 }
 
 int mc_plan_units(const struct mc_profile *p, const struct mc_unit_state *units,
@@ -232,8 +334,8 @@ int mc_plan_units(const struct mc_profile *p, const struct mc_unit_state *units,
 	int errors = 0, r = 0;
 
 	for (size_t i = 0; i < p->n_units && r == 0; i++) {
-		struct unit_build b = { .p = p, .spec = &p->units[i], .st = &units[i], .plan = plan,
-					.diags = diags };
+		struct unit_build b = { .caps = caps, .p = p, .spec = &p->units[i], .st = &units[i],
+					.plan = plan, .diags = diags };
 
 		r = unit_resolve(&b, caps);
 		if (r == 0 && b.errors == 0)

@@ -995,6 +995,7 @@ void mc_plan_free(struct mc_plan *plan)
 		free(plan->steps[i].group);
 		free(plan->steps[i].reason);
 		free(plan->steps[i].node_bytes);
+		free(plan->steps[i].cgroup);
 	}
 	free(plan->steps);
 	free(plan->parent);

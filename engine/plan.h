@@ -28,6 +28,10 @@ enum mc_step_kind {
 	MC_STEP_SYSCTL,  /* vm.max_reclaimers_per_node (old_raw -> new_raw); group is "" */
 	MC_STEP_UNIT,    /* a systemd unit's property (file: "MemoryMax"), through systemd;
 	                    group is the unit's name */
+	MC_STEP_UNIT_FILE, /* a knob file systemd does not manage (soft_limit,
+	                      reclaim_protect_active) in a unit's cgroup (cgroup); group is
+	                      the unit's name */
+	MC_STEP_RMDIR,   /* remove an empty group (rm, apply --prune); saved: what undo recreates */
 };
 
 
@@ -47,13 +51,21 @@ struct mc_step {
 	 * "profile" for the profile's own values */
 	const char *policy;
 	char *reason;
+	char *cgroup;         /* RECLAIM, UNIT_FILE of a unit: its absolute cgroup path
+	                         (group: its name) */
+	/* RMDIR: the group's knob values (bit k of saved_mask: saved_raw[k] was read),
+	 * put back when the removal is undone, and whether memctl had created it */
+	uint64_t saved_raw[MC_KNOB__COUNT];
+	uint32_t saved_mask;
+	bool created;
 };
 
-/* Whether a step changes the host (and is journaled): MKDIR, ENABLE, WRITE, SYSCTL, UNIT. */
+/* Whether a step changes the host (and is journaled): all but NOTE and RECLAIM. */
 static inline bool mc_step_changes(const struct mc_step *s)
 {
 	return s->kind == MC_STEP_MKDIR || s->kind == MC_STEP_ENABLE || s->kind == MC_STEP_WRITE ||
-	       s->kind == MC_STEP_SYSCTL || s->kind == MC_STEP_UNIT;
+	       s->kind == MC_STEP_SYSCTL || s->kind == MC_STEP_UNIT || s->kind == MC_STEP_UNIT_FILE ||
+	       s->kind == MC_STEP_RMDIR;
 }
 
 struct mc_plan {
@@ -120,16 +132,33 @@ struct mc_unit_state {
 	const char *name;
 	uint64_t prop[MC_KNOB__COUNT];
 	bool prop_known[MC_KNOB__COUNT];
+	const char *cgroup;             /* its absolute cgroup path; NULL: none now */
+	/* the files of knobs without a unit property in that cgroup, as read */
+	uint64_t raw[MC_KNOB__COUNT];
+	bool raw_valid[MC_KNOB__COUNT];
+	/*
+	 * The policies' decisions for the unit's parent cgroup (settings and
+	 * reclaims of the group named group there), or NULL, with no_policy
+	 * saying why none were made (shown for protect: and thp:).
+	 */
+	const struct mc_decisions *dec;
+	const char *group;
+	const char *no_policy;
 };
 
 /*
  * Appends to plan the steps that take the units of p to their settings:
- * units[i] is the state of p->units[i]. A knob with a property is an
+ * units[i] is the state of p->units[i]. A policy's setting for the unit
+ * (units[i].dec) takes the place of the profile's value, as for groups;
+ * its reclaims become RECLAIM steps in the unit's cgroup (step.cgroup) on
+ * cgroup v2 (memory.reclaim, which systemd does not manage), notes on v1
+ * (where reclaim lowers a limit systemd owns). A knob with a property is an
  * MC_STEP_UNIT step when it differs from the property's value (sizes
  * rounded down to caps->page_size); increases are ordered from max down,
  * decreases from min up, so min <= low <= high <= max holds after every
- * step. A knob systemd has no property for is a NOTE saying why it is not
- * applied. A final state out of order (a knob against a live property),
+ * step. A knob systemd has no property for (and does not write) is written
+ * in the unit's cgroup (UNIT_FILE) where the host has its file and the
+ * unit has a cgroup, and otherwise a NOTE saying why it is not applied. A final state out of order (a knob against a live property),
  * or a property this systemd lacks, is a diagnostic and -EINVAL; 0 or
  * -ENOMEM otherwise.
  */
@@ -137,5 +166,38 @@ int mc_plan_units(const struct mc_profile *p, const struct mc_unit_state *units,
 		  const struct mc_caps *caps, struct mc_plan *plan, struct mc_diags *diags);
 
 void mc_plan_free(struct mc_plan *plan);
+
+/*
+ * The end of a group's life (prune.c). A removal is an RMDIR step that
+ * carries the group's knob values, so that undoing it (the transaction's
+ * rollback) recreates the group with its settings.
+ */
+
+/*
+ * Appends the removal of group g (path: relative to plan->parent) to plan,
+ * with g's valid knob values saved and created telling whether memctl made
+ * it. 0 or -ENOMEM.
+ */
+int mc_plan_add_remove(struct mc_plan *plan, const char *path, const struct mc_group_snap *g,
+		       bool created, const char *reason);
+
+/* A group memctl created that apply --prune may remove. */
+struct mc_prune_cand {
+	const char *path;     /* relative to the snapshot's parent, not "" */
+	size_t tasks;         /* processes in the group itself (its cgroup.procs) */
+};
+
+/*
+ * apply --prune: appends to plan (built from p and s) the removal of each
+ * candidate group the profile does not name (neither the group nor one
+ * below it) and that is empty: no task of its own and no child group that
+ * is not removed too. Children are removed before their parents. A
+ * candidate that is kept gets a NOTE step saying why: how many tasks it
+ * holds, or which child groups stay. Candidates the snapshot does not hold
+ * are left out. *ret_removed (may be NULL) gets the number of removals.
+ * 0 or -ENOMEM.
+ */
+int mc_plan_prune(struct mc_plan *plan, const struct mc_profile *p, const struct mc_snapshot *s,
+		  const struct mc_prune_cand *cands, size_t n, size_t *ret_removed);
 
 #endif

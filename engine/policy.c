@@ -117,11 +117,18 @@ struct gstate {
 	size_t rr_next;          /* round-robin: next node */
 };
 
+struct policy_child {
+	char *key;
+	struct mc_policy *pol;
+};
+
 struct mc_policy {
 	struct mc_policy_config cfg;
 	struct gstate *g;
 	size_t n;
 	size_t cap;
+	struct policy_child *kids;   /* mc_policy_child's, by key */
+	size_t n_kids, cap_kids;
 };
 
 struct node {
@@ -294,7 +301,36 @@ void mc_policy_free(struct mc_policy *pol)
 	for (size_t i = 0; i < pol->n; i++)
 		gstate_clear(&pol->g[i]);
 	free(pol->g);
+	for (size_t i = 0; i < pol->n_kids; i++) {
+		free(pol->kids[i].key);
+		mc_policy_free(pol->kids[i].pol);
+	}
+	free(pol->kids);
 	free(pol);
+}
+
+int mc_policy_child(struct mc_policy *pol, const char *key, struct mc_policy **ret)
+{
+	struct policy_child *k;
+	int r;
+
+	for (size_t i = 0; i < pol->n_kids; i++)
+		if (strcmp(pol->kids[i].key, key) == 0) {
+			*ret = pol->kids[i].pol;
+			return 0;
+		}
+	if (mc_array_reserve(&pol->kids, &pol->cap_kids, pol->n_kids + 1, sizeof(*pol->kids)) < 0)
+		return -ENOMEM;
+	k = &pol->kids[pol->n_kids];
+	if (!(k->key = strdup(key)))
+		return -ENOMEM;
+	if ((r = mc_policy_new(&pol->cfg, &k->pol)) < 0) {
+		free(k->key);
+		return r;
+	}
+	pol->n_kids++;
+	*ret = k->pol;
+	return 0;
 }
 
 static size_t state_find(const struct mc_policy *pol, const char *path)

@@ -92,6 +92,14 @@ int mc_policy_new(const struct mc_policy_config *cfg, struct mc_policy **ret);
 void mc_policy_free(struct mc_policy *pol);
 
 /*
+ * The policy state kept under key (created with pol's configuration on
+ * first use, freed with pol): for decisions on another parent than the
+ * profile's, such as the slice of a systemd unit, whose groups' state must
+ * not be dropped by pol's own interval. Returns 0 or -ENOMEM.
+ */
+int mc_policy_child(struct mc_policy *pol, const char *key, struct mc_policy **ret);
+
+/*
  * One interval: decides settings and reclaims for profile p on snapshot s
  * (a snapshot of p's parent, as for mc_plan_build). Updates the state
  * (working-set estimates, refault counters, NUMA deficits), so call it once

@@ -89,7 +89,7 @@ struct mc_store_opts {
 	unsigned keyframe_every;  /* a keyframe every N records; 0: MC_STORE_KEYFRAME_EVERY */
 	int level;                /* zstd level; 0: MC_STORE_ZSTD_LEVEL */
 };
-#define MC_STORE_KEYFRAME_EVERY 32
+#define MC_STORE_KEYFRAME_EVERY 8
 #define MC_STORE_ZSTD_LEVEL 3
 
 struct mc_store_writer;

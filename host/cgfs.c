@@ -82,6 +82,15 @@ int cgfs_check_path(const char *group)
 	return check_comps(group);
 }
 
+bool cgfs_clean_path(const char *p)
+{
+	size_t len = strlen(p);
+
+	if (cgfs_check_path(p) < 0 || strstr(p, "//"))
+		return false;
+	return len == 1 || p[len - 1] != '/';
+}
+
 int mc_path_join(const char *parent, const char *rel, char **ret)
 {
 	size_t pl, rl;
@@ -528,10 +537,20 @@ int mc_host_read_usage(struct mc_host *h, const char *group, uint64_t *ret)
 				  ret);
 }
 
+bool host_path_up(char *p)
+{
+	char *slash = strrchr(p, '/');
+
+	if (!slash || strcmp(p, "/") == 0)
+		return false;
+	slash[slash == p ? 1 : 0] = '\0';
+	return true;
+}
+
 int mc_host_effective_limit(struct mc_host *h, const char *group, uint64_t *ret)
 {
 	uint64_t lim = h->caps.mem_total, v;
-	char *p, *slash;
+	char *p;
 	int r = 0;
 
 	if (!h->caps.file[MC_KNOB_MAX]) {
@@ -554,10 +573,8 @@ int mc_host_effective_limit(struct mc_host *h, const char *group, uint64_t *ret)
 			break;
 		else if (v < lim)
 			lim = v;
-		slash = strrchr(p, '/');
-		if (!slash || strcmp(p, "/") == 0)
+		if (!host_path_up(p))
 			break;
-		slash[slash == p ? 1 : 0] = '\0';
 	}
 	free(p);
 	if (r == 0)
@@ -571,6 +588,8 @@ void host_fd_budget_update(struct mc_host *h)
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
 		h->fd_budget = 512;
+	else if (rl.rlim_cur >= 2 * HOST_FD_RESERVE)
+		h->fd_budget = (size_t)rl.rlim_cur - HOST_FD_RESERVE;
 	else
 		h->fd_budget = (size_t)rl.rlim_cur / 2;
 }
@@ -618,6 +637,53 @@ int mc_host_rmdir(struct mc_host *h, const char *group)
 		return r;
 	r = unlinkat(pfd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
 	close(pfd);
+	return r;
+}
+
+int host_each_line(const char *buf, size_t len, size_t max,
+		   int (*fn)(void *arg, const char *line, unsigned lineno), void *arg,
+		   unsigned *ret_line, bool *ret_bad_end)
+{
+	unsigned lineno = 0;
+	size_t off = 0;
+	int r = 0;
+
+	*ret_bad_end = false;
+	if (len > max || memchr(buf, '\0', len))
+		r = -EBADMSG;
+	while (r == 0 && off < len) {
+		const char *nl = memchr(buf + off, '\n', len - off);
+		char *line;
+
+		lineno++;
+		if (!nl) {
+			*ret_bad_end = true;
+			r = -EBADMSG;
+			break;
+		}
+		line = strndup(buf + off, (size_t)(nl - (buf + off)));
+		if (!line) {
+			r = -ENOMEM;
+			break;
+		}
+		r = fn(arg, line, lineno);
+		free(line);
+		off = (size_t)(nl - buf) + 1;
+	}
+	if (r == 0 && lineno == 0)
+		r = -EBADMSG;
+	*ret_line = lineno ? lineno : 1;
+	return r;
+}
+
+int mc_host_remove_group(struct mc_host *h, const char *group)
+{
+	int r;
+
+	if ((r = host_write_begin(h)) < 0)
+		return r;
+	if ((r = mc_host_rmdir(h, group)) == 0)
+		host_write_done(h);
 	return r;
 }
 
@@ -682,6 +748,20 @@ int mc_host_delegate_memory(struct mc_host *h, const char *group, bool on)
 		r = -EIO;
 out:
 	close(gfd);
+	return r;
+}
+
+int mc_host_group_id(struct mc_host *h, const char *group, uint64_t *ret)
+{
+	struct stat st;
+	int fd, r;
+
+	if ((r = walk(h, group, O_PATH, &fd, NULL)) < 0)
+		return r;
+	r = fstat(fd, &st) < 0 ? -errno : 0;
+	close(fd);
+	if (r == 0)
+		*ret = (uint64_t)st.st_ino;
 	return r;
 }
 

@@ -623,8 +623,8 @@ static int count_numa_nodes(void)
 }
 
 /*
- * Snapshots keep the files of up to half the soft RLIMIT_NOFILE open (see
- * subtree.c). The soft limit is often 1024 (systemd's default) with a
+ * Snapshots keep the files of up to all but 1024 of the soft RLIMIT_NOFILE
+ * open (see subtree.c). The soft limit is often 1024 (systemd's default) with a
  * hard limit far above: raise it to the hard one, as systemd advises
  * programs that need many descriptors to do. The only descriptor memctl
  * waits on (readline, ncurses: select/poll) is standard input, so high

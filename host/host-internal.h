@@ -94,6 +94,13 @@ int host_ecg_errno(int ecg);
 int cgfs_check_path(const char *group);
 
 /*
+ * Whether p is an absolute cgroup path in the form mc_path_join makes it
+ * (cgfs_check_path's rules, no "//", no trailing '/'): what a path read back
+ * from the state directory must be.
+ */
+bool cgfs_clean_path(const char *p);
+
+/*
  * Opens the directory of group (absolute cgroup path) below the mount
  * root, one component at a time, never following a symlink. flags is
  * O_PATH or O_RDONLY (for readdir); O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC are
@@ -131,6 +138,18 @@ int host_write_at(int dirfd, const char *file, int flags, const char *text);
 bool host_has_word(const char *text, const char *word);
 
 /*
+ * The lines of a state file (journal, record of created groups): len bytes
+ * of buf, each line ending in a newline, no NUL anywhere, at most
+ * max bytes, at least one line. Calls fn with each line (without
+ * its newline, NUL-terminated) and its 1-based number, until it fails.
+ * Returns 0, fn's error, -EBADMSG (then *ret_bad_end tells whether the last
+ * line lacked its newline) or -ENOMEM; *ret_line gets the line it stopped at.
+ */
+int host_each_line(const char *buf, size_t len, size_t max,
+		   int (*fn)(void *arg, const char *line, unsigned lineno), void *arg,
+		   unsigned *ret_line, bool *ret_bad_end);
+
+/*
  * Reads MEMCTL_FAIL_WRITE / MEMCTL_STOP_AFTER_WRITE into h when compiled
  * with MEMCTL_FAULT_INJECTION (cgfs.c). -EINVAL for a malformed value, so a
  * typo in a test does not silently test nothing.
@@ -140,7 +159,17 @@ int host_fault_init(struct mc_host *h);
 /* The file read into slot f (enum mc_knob or enum host_file) on this host, or NULL. */
 const char *host_slot_file(const struct mc_host *h, int f);
 
-/* Sets h->fd_budget from the soft RLIMIT_NOFILE now. */
+/*
+ * Descriptors of its own the program keeps besides the subtree readers'
+ * (standard streams, inotify, the state directory and its lock, journals,
+ * an export or history file, the terminal, sockets): a few dozen at most.
+ */
+#define HOST_FD_RESERVE 1024
+
+/*
+ * Sets h->fd_budget from the soft RLIMIT_NOFILE now: all of it but
+ * HOST_FD_RESERVE, or half of it when it is below twice that.
+ */
 void host_fd_budget_update(struct mc_host *h);
 
 /* Frees the host's subtree readers (snapshot.c). */
@@ -152,5 +181,11 @@ void host_trees_free(struct mc_host *h);
  * -ENAMETOOLONG past PATH_MAX, -ENOMEM.
  */
 int host_join(const char *base, const char *name, char **ret);
+
+/*
+ * Cuts the absolute cgroup path p (in place) to its parent's: "/a/b" to
+ * "/a", "/a" to "/". false, p unchanged, when p is "/" (or has no '/').
+ */
+bool host_path_up(char *p);
 
 #endif

@@ -114,8 +114,9 @@ int mc_host_snapshot(struct mc_host *h, const char *parent, struct mc_snapshot *
 int mc_host_effective_limit(struct mc_host *h, const char *group, uint64_t *ret);
 
 /*
- * Descriptors the subtree readers of h may keep open together: half the
- * soft RLIMIT_NOFILE at mc_host_open (the rest is for the program).
+ * Descriptors the subtree readers of h may keep open together: the soft
+ * RLIMIT_NOFILE at mc_host_open but 1024 for the rest of the program (half
+ * of it when it is below 2048).
  */
 size_t mc_host_fd_budget(const struct mc_host *h);
 
@@ -176,6 +177,20 @@ long mc_host_now_ms(void);
 int mc_host_mkdir(struct mc_host *h, const char *group);
 int mc_host_rmdir(struct mc_host *h, const char *group);
 bool mc_host_group_exists(struct mc_host *h, const char *group);
+
+/*
+ * rm's and prune's removal of a group: mc_host_rmdir, counted as a write for
+ * the failure injection (the rmdir that undoes a mkdir is not). -EBUSY: the
+ * group holds tasks or child groups.
+ */
+int mc_host_remove_group(struct mc_host *h, const char *group);
+
+/*
+ * The identity of group's directory (its inode number: cgroupfs numbers
+ * the groups it makes without reusing a number soon), so that a record of a
+ * group can tell it from another made later under the same name. 0 or -errno.
+ */
+int mc_host_group_id(struct mc_host *h, const char *group, uint64_t *ret);
 
 /*
  * v2: enables (on) or disables the memory controller for group's children

@@ -337,6 +337,127 @@ static char *sysctl_failure(const struct mc_step *s, const char *abs)
 	return mc_asprintf("cannot set %s to %" PRIu64, s->file, s->new_raw);
 }
 
+/* rmdir: an empty group removed (rm, apply --prune); undo recreates it with its knobs. */
+
+static int rmdir_format(FILE *f, const struct mc_jrec *r)
+{
+	bool first = true;
+	char v[24];
+
+	fprintf(f, "%s ", r->created ? "created" : "-");
+	for (int k = 0; k < MC_KNOB__COUNT; k++) {
+		if (!(r->saved_mask & (1u << k)))
+			continue;
+		fmt_raw(r->saved_raw[k], v);
+		fprintf(f, "%s%s=%s", first ? "" : ",", mc_knob_info((enum mc_knob)k)->name, v);
+		first = false;
+	}
+	return fprintf(f, "%s %s", first ? "-" : "", r->path);
+}
+
+/* "KNOB=RAW" pairs separated by commas, each knob once; len bytes at s. */
+static int saved_parse(const char *s, size_t len, struct mc_jrec *r)
+{
+	if (len == 1 && s[0] == '-')
+		return 0;
+	while (len > 0) {
+		const char *comma = memchr(s, ',', len), *eq;
+		size_t pl = comma ? (size_t)(comma - s) : len;
+		char kn[32];
+		enum mc_knob k;
+
+		eq = memchr(s, '=', pl);
+		if (!eq || eq == s || (size_t)(eq - s) >= sizeof(kn) || (comma && pl + 1 == len))
+			return -EBADMSG;
+		memcpy(kn, s, (size_t)(eq - s));
+		kn[eq - s] = '\0';
+		if (mc_knob_lookup(kn, &k) < 0 || strcmp(mc_knob_info(k)->name, kn) != 0 ||
+		    (r->saved_mask & (1u << k)) ||
+		    parse_raw(eq + 1, pl - (size_t)(eq + 1 - s), &r->saved_raw[k]) < 0)
+			return -EBADMSG;
+		r->saved_mask |= 1u << k;
+		s += comma ? pl + 1 : pl;
+		len -= comma ? pl + 1 : pl;
+	}
+	return 0;
+}
+
+static int rmdir_parse(const char *args, struct mc_jrec *r)
+{
+	const char *p = args, *w;
+	size_t len;
+
+	w = next_word(&p, &len);
+	if (len == 7 && memcmp(w, "created", 7) == 0)
+		r->created = true;
+	else if (len != 1 || w[0] != '-')
+		return -EBADMSG;
+	w = next_word(&p, &len);
+	if (len == 0 || saved_parse(w, len, r) < 0)
+		return -EBADMSG;
+	return dup_path(p, r);
+}
+
+static int rmdir_do(struct mc_host *h, const struct mc_jrec *r, uint64_t *ret_readback)
+{
+	return mc_host_remove_group(h, r->path);
+}
+
+/* Writes the saved value of k to the recreated group unless it has it already. */
+static int restore_knob(struct mc_host *h, const struct mc_jrec *r, enum mc_knob k)
+{
+	uint64_t cur;
+	int e;
+
+	if (!(r->saved_mask & (1u << k)))
+		return 0;
+	e = mc_host_read_knob(h, r->path, k, &cur);
+	if (e == 0 && cur == r->saved_raw[k])
+		return 0;
+	return mc_host_write_knob(h, r->path, k, r->saved_raw[k], NULL);
+}
+
+/*
+ * A group that is there was not removed (or was recreated already): nothing
+ * to undo. Otherwise it is made again and its knobs written, swap last (on
+ * v1 the memory+swap limit may not be below the limit).
+ */
+static int rmdir_undo(struct mc_host *h, const struct mc_jrec *r, bool strict,
+		      const char **ret_what)
+{
+	int e;
+
+	*ret_what = "recreating the group removed";
+	if (mc_host_group_exists(h, r->path))
+		return 0;
+	e = mc_host_mkdir(h, r->path);
+	for (int k = 0; k < MC_KNOB__COUNT && e == 0; k++) {
+		if (k == MC_KNOB_SWAP)
+			continue;
+		*ret_what = mc_knob_info((enum mc_knob)k)->name;
+		e = restore_knob(h, r, (enum mc_knob)k);
+	}
+	if (e == 0) {
+		*ret_what = mc_knob_info(MC_KNOB_SWAP)->name;
+		e = restore_knob(h, r, MC_KNOB_SWAP);
+	}
+	return e < 0 ? e : 1;
+}
+
+static int rmdir_describe(const struct mc_step *s, struct mc_step_text *t)
+{
+	t->file = "";
+	t->value = strdup("");
+	t->done = mc_asprintf("removed %s", s->group);
+	t->brief = mc_asprintf("remove");
+	return 0;
+}
+
+static char *rmdir_failure(const struct mc_step *s, const char *abs)
+{
+	return mc_asprintf("cannot remove group '%s'", abs);
+}
+
 /* unit: a systemd unit's memory property, set through systemd's bus (sdbus.h). */
 
 static int unit_format(FILE *f, const struct mc_jrec *r)
@@ -411,6 +532,48 @@ static char *unit_failure(const struct mc_step *s, const char *abs)
 	return mc_asprintf("cannot set %s of unit '%s' through systemd", s->file, s->group);
 }
 
+/*
+ * unitfile: a knob file of a unit's cgroup that systemd does not manage
+ * (soft_limit, reclaim_protect_active), written directly. The path lies
+ * outside the journal's parent, so the parser holds it to the most it can
+ * be: a clean cgroup path ending in a unit's name, and one of those knobs.
+ */
+
+static int unitfile_parse(const char *args, struct mc_jrec *r)
+{
+	const char *base, *why;
+	int e = write_parse(args, r);
+
+	if (e < 0)
+		return e;
+	base = strrchr(r->path, '/');
+	if (!r->old_valid || (r->knob != MC_KNOB_SOFT && r->knob != MC_KNOB_PROTECT_ACTIVE) ||
+	    !cgfs_clean_path(r->path) || !base || mc_sd_target_check(base + 1, &why) < 0) {
+		free(r->path);
+		r->path = NULL;
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static int unitfile_describe(const struct mc_step *s, struct mc_step_text *t)
+{
+	char a[24], b[24];
+
+	t->file = s->file;
+	t->value = mc_asprintf("%s -> %s", fmt_size(s->old_raw, a), fmt_size(s->new_raw, b));
+	t->done = t->value ? mc_asprintf("%s: %s %s (in its cgroup)", s->group, s->file,
+					 t->value) : NULL;
+	t->brief = mc_asprintf("%s -> %s", s->file, fmt_size(s->new_raw, b));
+	return 0;
+}
+
+static char *unitfile_failure(const struct mc_step *s, const char *abs)
+{
+	return mc_asprintf("cannot set %s in the cgroup of unit '%s' (%s)", s->file, s->group,
+			   s->cgroup ? s->cgroup : "?");
+}
+
 /* Steps that are never journaled: a setting this host cannot carry out, a reclaim. */
 
 static int note_describe(const struct mc_step *s, struct mc_step_text *t)
@@ -456,6 +619,10 @@ static const struct step_kind kinds[] = {
 			     sysctl_undo, sysctl_describe, sysctl_failure, false },
 	[MC_STEP_UNIT] = { "write", "unit", unit_format, unit_parse, unit_do, unit_undo,
 			   unit_describe, unit_failure, false },
+	[MC_STEP_UNIT_FILE] = { "write", "unitfile", write_format, unitfile_parse, write_do,
+				write_undo, unitfile_describe, unitfile_failure, false },
+	[MC_STEP_RMDIR] = { "remove", "rmdir", rmdir_format, rmdir_parse, rmdir_do, rmdir_undo,
+			    rmdir_describe, rmdir_failure, true },
 };
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 
@@ -488,8 +655,11 @@ int mc_journal_from_plan(const struct mc_plan *plan, long pid, struct mc_journal
 	for (size_t i = 0; i < plan->n && r == 0; i++) {
 		const struct mc_step *s = &plan->steps[i];
 		struct mc_jrec rec = { .kind = s->kind, .knob = s->knob, .old_valid = s->old_valid,
-				       .old_raw = s->old_raw, .new_raw = s->new_raw };
+				       .old_raw = s->old_raw, .new_raw = s->new_raw,
+				       .saved_mask = s->saved_mask, .created = s->created };
 		char *abs = NULL;
+
+		memcpy(rec.saved_raw, s->saved_raw, sizeof(rec.saved_raw));
 
 		if (!mc_step_changes(s))
 			continue;
@@ -497,6 +667,8 @@ int mc_journal_from_plan(const struct mc_plan *plan, long pid, struct mc_journal
 			rec.path = (char *)s->file;
 		else if (s->kind == MC_STEP_UNIT)
 			rec.path = s->group;   /* a unit's name, not a group below the parent */
+		else if (s->kind == MC_STEP_UNIT_FILE)
+			rec.path = s->cgroup;  /* the unit's cgroup, wherever systemd put it */
 		else if ((r = mc_path_join(plan->parent, s->group, &abs)) == 0)
 			rec.path = abs;
 		if (r == 0)
@@ -551,16 +723,6 @@ void mc_journal_free(struct mc_journal *j)
 	*j = (struct mc_journal){ 0 };
 }
 
-/* An absolute cgroup path in the form mc_path_join makes: no "//", no trailing '/'. */
-static bool clean_path(const char *p)
-{
-	size_t len = strlen(p);
-
-	if (cgfs_check_path(p) < 0 || strstr(p, "//"))
-		return false;
-	return len == 1 || p[len - 1] != '/';
-}
-
 /* Whether path is parent or below it (below: strictly). */
 static bool inside(const char *path, const char *parent, bool below)
 {
@@ -593,8 +755,8 @@ static int parse_record(struct mc_journal *j, const char *line)
 	rec.kind = (enum mc_step_kind)(k - kinds);
 	if ((r = k->parse(args + 1, &rec)) < 0)
 		return r;
-	if (rec.kind != MC_STEP_SYSCTL && rec.kind != MC_STEP_UNIT &&
-	    (!clean_path(rec.path) || !inside(rec.path, j->parent, k->group_below))) {
+	if (rec.kind != MC_STEP_SYSCTL && rec.kind != MC_STEP_UNIT && rec.kind != MC_STEP_UNIT_FILE &&
+	    (!cgfs_clean_path(rec.path) || !inside(rec.path, j->parent, k->group_below))) {
 		free(rec.path);
 		return -EBADMSG;
 	}
@@ -628,7 +790,7 @@ static int parse_line(struct mc_journal *j, const char *line, unsigned lineno, b
 		return 0;
 	}
 	if (strncmp(line, "parent ", 7) == 0) {
-		if (j->parent || !clean_path(line + 7))
+		if (j->parent || !cgfs_clean_path(line + 7))
 			return -EBADMSG;
 		j->parent = strdup(line + 7);
 		return j->parent ? 0 : -ENOMEM;
@@ -636,43 +798,33 @@ static int parse_line(struct mc_journal *j, const char *line, unsigned lineno, b
 	return parse_record(j, line);
 }
 
+struct parse_state {
+	struct mc_journal j;
+	bool after_end;
+};
+
+static int parse_one(void *arg, const char *line, unsigned lineno)
+{
+	struct parse_state *ps = arg;
+
+	return parse_line(&ps->j, line, lineno, &ps->after_end);
+}
+
 int mc_journal_parse(const char *buf, size_t len, struct mc_journal *ret, unsigned *ret_line)
 {
-	struct mc_journal j = { 0 };
-	bool after_end = false;
-	unsigned lineno = 0;
-	size_t off = 0;
-	int r = 0;
+	struct parse_state ps = { 0 };
+	unsigned lineno;
+	bool bad_end;
+	int r;
 
-	if (len > MC_JOURNAL_MAX || memchr(buf, '\0', len))
-		r = -EBADMSG;
-	while (r == 0 && off < len) {
-		const char *nl = memchr(buf + off, '\n', len - off);
-		char *line;
-
-		lineno++;
-		if (!nl) {
-			r = -EBADMSG;   /* every line ends in a newline */
-			break;
-		}
-		line = strndup(buf + off, (size_t)(nl - (buf + off)));
-		if (!line) {
-			r = -ENOMEM;
-			break;
-		}
-		r = parse_line(&j, line, lineno, &after_end);
-		free(line);
-		off = (size_t)(nl - buf) + 1;
-	}
-	if (r == 0 && lineno == 0)
-		r = -EBADMSG;
+	r = host_each_line(buf, len, MC_JOURNAL_MAX, parse_one, &ps, &lineno, &bad_end);
 	if (r < 0) {
 		if (ret_line)
-			*ret_line = lineno ? lineno : 1;
-		mc_journal_free(&j);
+			*ret_line = lineno;
+		mc_journal_free(&ps.j);
 		return r;
 	}
-	*ret = j;
+	*ret = ps.j;
 	return 0;
 }
 
@@ -726,7 +878,7 @@ char *mc_step_failure(const struct mc_step *s, const char *abs, int err, uint64_
 	head = k->failure(s, abs);
 	if (!head)
 		return NULL;
-	if (err == -EIO && s->kind == MC_STEP_WRITE)
+	if (err == -EIO && (s->kind == MC_STEP_WRITE || s->kind == MC_STEP_UNIT_FILE))
 		out = mc_asprintf("%s: the kernel kept %s instead of %s", head,
 				  fmt_size(readback, a), fmt_size(s->new_raw, b));
 	else if (err == -EIO && s->kind == MC_STEP_UNIT)
@@ -736,6 +888,8 @@ char *mc_step_failure(const struct mc_step *s, const char *abs, int err, uint64_
 		out = mc_asprintf("%s: the kernel did not keep it", head);
 	else if (err == -EIO)
 		out = mc_asprintf("%s: the kernel kept another value", head);
+	else if (err == -EBUSY && s->kind == MC_STEP_RMDIR)
+		out = mc_asprintf("%s: it holds tasks or child groups now (%s)", head, cause);
 	else
 		out = mc_asprintf("%s: %s", head, cause);
 	free(head);

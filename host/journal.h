@@ -28,13 +28,17 @@
  *   write KNOB OLD NEW /abs/parent/group  (OLD/NEW decimal or "max"; OLD "-": new group)
  *   sysctl NAME OLD NEW
  *   unit PROPERTY OLD NEW UNIT           (a systemd unit's MemoryMax...; set through systemd)
+ *   unitfile KNOB OLD NEW /abs/x.service (soft_limit or reclaim_protect_active in a unit's
+ *                                         cgroup, which systemd does not write; any parent)
+ *   rmdir CREATED KNOBS /abs/parent/group (CREATED "created" or "-"; KNOBS "-" or
+ *                                         "max=RAW,soft_limit=RAW...": what undo puts back)
  *   end
  *   failed TEXT                           (optional: the apply's own rollback failed)
  *
  * A journal without "end" was never complete: nothing was written after it.
  */
 
-/* One journaled change. kind is MC_STEP_MKDIR, _WRITE, _ENABLE, _SYSCTL or _UNIT. */
+/* One journaled change. kind is MC_STEP_MKDIR, _WRITE, _ENABLE, _SYSCTL, _UNIT or _RMDIR. */
 struct mc_jrec {
 	enum mc_step_kind kind;
 	enum mc_knob knob;        /* WRITE, UNIT (its mc_knob_unit_property) */
@@ -42,6 +46,11 @@ struct mc_jrec {
 	uint64_t old_raw;         /* WRITE, SYSCTL */
 	uint64_t new_raw;         /* WRITE, SYSCTL */
 	char *path;               /* absolute group path; SYSCTL: the sysctl's name; UNIT: the unit's */
+	/* RMDIR: the knob values undo recreates the group with (mc_step's), and
+	 * whether memctl had created the group */
+	uint64_t saved_raw[MC_KNOB__COUNT];
+	uint32_t saved_mask;
+	bool created;
 };
 
 struct mc_journal {

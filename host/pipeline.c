@@ -12,8 +12,8 @@ static int note_uncached(struct mc_decisions *dec, const struct mc_snapshot *sna
 
 	if (!snap->uncached)
 		return 0;
-	note = mc_asprintf("%zu of %zu groups do not fit the %zu open files memctl keeps (half "
-			   "the soft RLIMIT_NOFILE): their files are opened and closed again every "
+	note = mc_asprintf("%zu of %zu groups do not fit the %zu open files memctl keeps (the soft "
+			   "RLIMIT_NOFILE but 1024): their files are opened and closed again every "
 			   "snapshot, which is slower", snap->uncached, snap->n, snap->fd_budget);
 	return mc_decisions_add_note(dec, note);
 }
@@ -36,8 +36,144 @@ static int check_properties(struct mc_host *h, const struct mc_profile *p, struc
 	return 0;
 }
 
+/*
+ * The policies on units. A unit lives wherever systemd put it, so the
+ * policies run once per parent cgroup of the profile's units (a slice), on
+ * a snapshot of that parent, with a profile whose groups are the units
+ * there under their cgroup names, and with state of their own per parent
+ * (mc_policy_child), so that the profile's own groups keep theirs. The
+ * decisions then reach the units through the unit planner, as settings
+ * through systemd and reclaims in the unit's cgroup.
+ */
+struct unit_parent {
+	char *path;                  /* the parent cgroup */
+	struct mc_decisions dec;
+	bool missing;                /* not in the memory hierarchy: no decisions */
+};
+
+/* The last component of an absolute cgroup path (not the root). */
+static const char *cgroup_base(const char *cg)
+{
+	const char *s = strrchr(cg, '/');
+
+	return s && s[1] ? s + 1 : NULL;
+}
+
+/* Runs the policies for the units of p below parent par (those whose cgroup lies there). */
+static int decide_parent(struct mc_host *h, const struct mc_profile *p, struct mc_policy *pol,
+			 struct mc_pipeline *pl, struct unit_parent *par)
+{
+	struct mc_profile sp = *p;
+	struct mc_snapshot snap;
+	struct mc_policy *kid;
+	size_t plen = strlen(par->path);
+	int r;
+
+	sp.parent = par->path;
+	sp.units = NULL;
+	sp.n_units = 0;
+	sp.n_groups = 0;
+	if (!(sp.groups = calloc(p->n_units, sizeof(*sp.groups))))
+		return -ENOMEM;
+	for (size_t i = 0; i < pl->n_units; i++) {
+		const char *cg = pl->units[i].cgroup, *base = cg && *cg ? cgroup_base(cg) : NULL;
+
+		if (!base || (size_t)(base - cg) != (plen > 1 ? plen + 1 : 1) ||
+		    strncmp(cg, par->path, plen) != 0)
+			continue;
+		sp.groups[sp.n_groups] = p->units[i];
+		sp.groups[sp.n_groups].name = (char *)base;
+		sp.n_groups++;
+	}
+	r = mc_policy_child(pol, par->path, &kid);
+	if (r == 0 && (r = mc_host_snapshot(h, par->path, &snap)) == 0) {
+		r = mc_policy_decide(kid, &sp, &snap, mc_host_caps(h), &par->dec, &pl->decide_diags);
+		mc_snapshot_free(&snap);
+	}
+	free(sp.groups);
+	for (size_t i = 0; r == 0 && i < par->dec.n_notes; i++) {
+		char *n = strdup(par->dec.notes[i]);
+
+		r = n ? mc_decisions_add_note(&pl->dec, n) : -ENOMEM;
+	}
+	return r;
+}
+
+/* The parent of unit i's cgroup, added to pl->unit_parents if new; its index. */
+static int unit_parent_of(struct mc_pipeline *pl, size_t i, size_t *ret)
+{
+	const char *cg = pl->units[i].cgroup, *base = cgroup_base(cg);
+	size_t len = base - cg > 1 ? (size_t)(base - cg) - 1 : 1;
+	struct unit_parent *par;
+
+	for (size_t k = 0; k < pl->n_unit_parents; k++)
+		if (strlen(pl->unit_parents[k].path) == len &&
+		    strncmp(pl->unit_parents[k].path, cg, len) == 0) {
+			*ret = k;
+			return 0;
+		}
+	par = &pl->unit_parents[pl->n_unit_parents];
+	memset(par, 0, sizeof(*par));
+	if (!(par->path = strndup(cg, len)))
+		return -ENOMEM;
+	*ret = pl->n_unit_parents++;
+	return 0;
+}
+
+/* Fills st[i].dec / .group / .no_policy for every unit, deciding per parent. */
+static int decide_units(struct mc_host *h, const struct mc_profile *p, struct mc_policy *pol,
+			struct mc_pipeline *pl, struct mc_unit_state *st)
+{
+	size_t *which = calloc(p->n_units ? p->n_units : 1, sizeof(*which));
+	int r = 0;
+
+	pl->unit_parents = calloc(p->n_units ? p->n_units : 1, sizeof(*pl->unit_parents));
+	if (!which || !pl->unit_parents) {
+		free(which);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < pl->n_units && r == 0; i++) {
+		which[i] = (size_t)-1;
+		if (!pol)
+			st[i].no_policy = "the policies run in plan, apply and memctl run only";
+		else if (!pl->units[i].cgroup || !cgroup_base(pl->units[i].cgroup))
+			st[i].no_policy = "the unit has no cgroup now (not running)";
+		else
+			r = unit_parent_of(pl, i, &which[i]);
+	}
+	for (size_t k = 0; k < pl->n_unit_parents && r == 0; k++) {
+		r = decide_parent(h, p, pol, pl, &pl->unit_parents[k]);
+		/* v1: systemd makes a unit's memory cgroup only with MemoryAccounting */
+		if (r == -ENOENT) {
+			pl->unit_parents[k].missing = true;
+			r = 0;
+		}
+	}
+	for (size_t i = 0; i < pl->n_units && r == 0; i++) {
+		if (which[i] == (size_t)-1)
+			continue;
+		if (pl->unit_parents[which[i]].missing) {
+			st[i].no_policy = "its cgroup is not in the memory hierarchy";
+			continue;
+		}
+		st[i].dec = &pl->unit_parents[which[i]].dec;
+		st[i].group = cgroup_base(pl->units[i].cgroup);
+	}
+	free(which);
+	return r;
+}
+
+/* The unit's files of the knobs systemd has no property for (and does not write). */
+static void read_unit_files(struct mc_host *h, struct mc_unit_state *st)
+{
+	for (int k = 0; k < MC_KNOB__COUNT && st->cgroup; k++)
+		if (!mc_knob_unit_property(k) && mc_host_caps(h)->file[k])
+			st->raw_valid[k] = mc_host_read_knob(h, st->cgroup, k, &st->raw[k]) == 0;
+}
+
 /* Reads the profile's units through systemd and appends their steps to the plan. */
-static int plan_units(struct mc_host *h, const struct mc_profile *p, struct mc_pipeline *pl)
+static int plan_units(struct mc_host *h, const struct mc_profile *p, struct mc_policy *pol,
+		      struct mc_pipeline *pl)
 {
 	struct mc_unit_state *st;
 	int r = 0;
@@ -58,11 +194,17 @@ static int plan_units(struct mc_host *h, const struct mc_profile *p, struct mc_p
 			break;
 		pl->n_units++;
 		st[i].name = p->units[i].name;
+		st[i].cgroup = *pl->units[i].cgroup ? pl->units[i].cgroup : NULL;
+		read_unit_files(h, &st[i]);
 		memcpy(st[i].prop, pl->units[i].prop, sizeof(st[i].prop));
 		memcpy(st[i].prop_known, pl->units[i].prop_known, sizeof(st[i].prop_known));
 	}
 	if (r == 0)
 		r = check_properties(h, p, pl);
+	if (r == 0) {
+		pl->failed = MC_STAGE_DECIDE;
+		r = decide_units(h, p, pol, pl, st);
+	}
 	if (r == 0) {
 		pl->failed = MC_STAGE_PLAN;
 		r = mc_plan_units(p, st, mc_host_caps(h), &pl->plan, &pl->plan_diags);
@@ -111,7 +253,7 @@ int mc_pipeline_run(struct mc_host *h, const struct mc_profile *p,
 			return r;
 		r = mc_plan_build(p, snap, caps, &po, &ret->plan, &ret->plan_diags);
 		ret->have_plan = r == 0;
-		if (r == 0 && (r = plan_units(h, p, ret)) < 0) {
+		if (r == 0 && (r = plan_units(h, p, o->pol, ret)) < 0) {
 			mc_plan_free(&ret->plan);
 			ret->have_plan = false;
 		}
@@ -132,5 +274,10 @@ void mc_pipeline_release(struct mc_pipeline *pl)
 	for (size_t i = 0; i < pl->n_units; i++)
 		mc_unit_info_free(&pl->units[i]);
 	free(pl->units);
+	for (size_t i = 0; i < pl->n_unit_parents; i++) {
+		free(pl->unit_parents[i].path);
+		mc_decisions_free(&pl->unit_parents[i].dec);
+	}
+	free(pl->unit_parents);
 	memset(pl, 0, sizeof(*pl));
 }

@@ -52,6 +52,9 @@ struct mc_pipeline {
 	/* with opts->plan and units in the profile: each unit as systemd has it */
 	struct mc_unit_info *units;
 	size_t n_units;
+	/* with the policies: their decisions per parent cgroup of the units */
+	struct unit_parent *unit_parents;
+	size_t n_unit_parents;
 };
 
 /*

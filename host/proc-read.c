@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "host-internal.h"
 #include "proc-read.h"
 
@@ -130,15 +131,9 @@ int mc_host_group_procs(struct mc_host *h, const char *group, struct mc_proc **r
 			r = -EINVAL;
 			break;
 		}
-		if (n == cap) {
-			struct mc_proc *nv = realloc(v, (cap ? cap * 2 : 16) * sizeof(*v));
-
-			if (!nv) {
-				r = -ENOMEM;
-				break;
-			}
-			v = nv;
-			cap = cap ? cap * 2 : 16;
+		if (mc_array_reserve(&v, &cap, n + 1, sizeof(*v)) < 0) {
+			r = -ENOMEM;
+			break;
 		}
 		memset(&v[n], 0, sizeof(v[n]));
 		v[n++].pid = pid;

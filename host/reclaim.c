@@ -81,7 +81,11 @@ static void reclaim_one(struct reclaim_pool *p, unsigned slot, const struct mc_s
 	uint64_t before = 0, after = 0;
 	char *abs;
 
-	res->err = mc_path_join(p->plan->parent, s->group, &abs);
+	/* a unit's cgroup is named as it is: it need not lie below the parent */
+	if (s->cgroup)
+		res->err = (abs = strdup(s->cgroup)) ? 0 : -ENOMEM;
+	else
+		res->err = mc_path_join(p->plan->parent, s->group, &abs);
 	if (res->err < 0)
 		return;
 	if (caps->ver == MC_CGV1) {

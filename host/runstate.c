@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "file.h"
 #include "runstate.h"
 #include "size.h"
@@ -79,23 +80,6 @@ void mc_runstate_release(struct mc_runstate *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Makes room for one more element of size in *v. 0 or -ENOMEM. */
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 static char *dup_or_empty(const char *s)
 {
 	return strdup(s ? s : "");
@@ -107,7 +91,7 @@ int mc_runstate_add_group(struct mc_runstate *s, const char *group, bool ws_vali
 	struct mc_run_group g = { .ws_valid = ws_valid, .ws = ws, .cap_valid = cap_valid,
 				  .cap = cap };
 
-	if (grow((void **)&s->groups, &s->cap_groups, s->n_groups, sizeof(g)) < 0 ||
+	if (mc_array_reserve(&s->groups, &s->cap_groups, s->n_groups + 1, sizeof(g)) < 0 ||
 	    !(g.group = dup_or_empty(group)))
 		return -ENOMEM;
 	s->groups[s->n_groups++] = g;
@@ -118,7 +102,7 @@ int mc_runstate_add_decision(struct mc_runstate *s, const struct mc_run_decision
 {
 	struct mc_run_decision c = *d;
 
-	if (grow((void **)&s->dec, &s->cap_dec, s->n_dec, sizeof(c)) < 0)
+	if (mc_array_reserve(&s->dec, &s->cap_dec, s->n_dec + 1, sizeof(c)) < 0)
 		return -ENOMEM;
 	c.group = dup_or_empty(d->group);
 	c.policy = dup_or_empty(d->policy);
@@ -136,7 +120,7 @@ static int strv_add(char ***v, size_t *n, size_t *cap, const char *text)
 {
 	char *t;
 
-	if (grow((void **)v, cap, *n, sizeof(**v)) < 0 || !(t = dup_or_empty(text)))
+	if (mc_array_reserve(v, cap, *n + 1, sizeof(**v)) < 0 || !(t = dup_or_empty(text)))
 		return -ENOMEM;
 	(*v)[(*n)++] = t;
 	return 0;
@@ -165,80 +149,27 @@ void mc_runstate_observe(struct mc_runstate *s, double seconds)
 
 /* --- formatting --- */
 
-struct obuf {
-	char **p;
-	size_t *cap;
-	size_t len;
-	bool oom;
-};
-
-static void ob_reserve(struct obuf *b, size_t more)
-{
-	size_t need = b->len + more + 1, ncap;
-	char *np;
-
-	if (b->oom || need <= *b->cap)
-		return;
-	ncap = *b->cap ? *b->cap : 4096;
-	while (ncap < need)
-		ncap *= 2;
-	np = realloc(*b->p, ncap);
-	if (!np) {
-		b->oom = true;
-		return;
-	}
-	*b->p = np;
-	*b->cap = ncap;
-}
-
-static void ob_printf(struct obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void ob_printf(struct obuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		b->oom = true;
-		return;
-	}
-	ob_reserve(b, (size_t)n);
-	if (b->oom)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(*b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
 /* A tab, then the field with \\ \t \n \r escaped. */
-static void ob_field(struct obuf *b, const char *s)
+static void add_field(struct mc_buf *b, const char *s)
 {
-	ob_reserve(b, 1 + 2 * strlen(s));
-	if (b->oom)
-		return;
-	(*b->p)[b->len++] = '\t';
+	mc_buf_addc(b, '\t');
 	for (; *s; s++) {
 		char e = *s == '\\' ? '\\' : *s == '\t' ? 't' : *s == '\n' ? 'n' : *s == '\r' ? 'r' : 0;
+		char esc[2] = { '\\', e };
 
-		if (e) {
-			(*b->p)[b->len++] = '\\';
-			(*b->p)[b->len++] = e;
-		} else {
-			(*b->p)[b->len++] = *s;
-		}
+		if (e)
+			mc_buf_add(b, esc, 2);
+		else
+			mc_buf_addc(b, *s);
 	}
-	(*b->p)[b->len] = '\0';
 }
 
-static void ob_size(struct obuf *b, uint64_t v)
+static void add_size(struct mc_buf *b, uint64_t v)
 {
 	if (v == MC_SIZE_MAX)
-		ob_printf(b, "\tmax");
+		mc_buf_printf(b, "\tmax");
 	else
-		ob_printf(b, "\t%" PRIu64, v);
+		mc_buf_printf(b, "\t%" PRIu64, v);
 }
 
 static const char *const kind_names[] = {
@@ -247,72 +178,75 @@ static const char *const kind_names[] = {
 	[MC_RUN_RECLAIM] = "reclaim",
 };
 
-static void format_decision(struct obuf *b, const struct mc_run_decision *d)
+static void format_decision(struct mc_buf *b, const struct mc_run_decision *d)
 {
-	ob_printf(b, "%s", kind_names[d->kind]);
-	ob_field(b, d->group);
-	ob_field(b, d->policy);
+	mc_buf_printf(b, "%s", kind_names[d->kind]);
+	add_field(b, d->group);
+	add_field(b, d->policy);
 	if (d->kind != MC_RUN_RECLAIM)
-		ob_field(b, d->knob);
+		add_field(b, d->knob);
 	if (d->kind == MC_RUN_WRITE) {
 		if (d->old_valid)
-			ob_size(b, d->old);
+			add_size(b, d->old);
 		else
-			ob_printf(b, "\t-");
+			mc_buf_printf(b, "\t-");
 	}
-	ob_size(b, d->value);
+	add_size(b, d->value);
 	if (d->kind == MC_RUN_RECLAIM)
-		ob_printf(b, "\t%" PRIu64 "\t%d", d->got, d->err < 0 ? -d->err : 0);
-	ob_field(b, d->reason);
-	ob_printf(b, "\n");
+		mc_buf_printf(b, "\t%" PRIu64 "\t%d", d->got, d->err < 0 ? -d->err : 0);
+	add_field(b, d->reason);
+	mc_buf_printf(b, "\n");
 }
 
 int mc_runstate_format(const struct mc_runstate *s, char **buf, size_t *cap, size_t *ret_len)
 {
-	struct obuf b = { .p = buf, .cap = cap };
+	struct mc_buf b = { .p = *buf, .cap = *buf ? *cap : 0 };
 
-	ob_printf(&b, "memctl-run-state\t%d\npid\t%ld\nstarted\t%.3f\nprofile", MC_RUNSTATE_VERSION,
+	mc_buf_printf(&b, "memctl-run-state\t%d\npid\t%ld\nstarted\t%.3f\nprofile", MC_RUNSTATE_VERSION,
 		  s->pid, s->started);
-	ob_field(&b, s->profile ? s->profile : "");
-	ob_printf(&b, "\nparent");
-	ob_field(&b, s->parent ? s->parent : "/");
-	ob_printf(&b, "\nperiod_ms\t%" PRIu64 "\ndry_run\t%d\ninterval\t%lu\t%.3f\t%.6f\t%d\n", s->period_ms,
+	add_field(&b, s->profile ? s->profile : "");
+	mc_buf_printf(&b, "\nparent");
+	add_field(&b, s->parent ? s->parent : "/");
+	mc_buf_printf(&b, "\nperiod_ms\t%" PRIu64 "\ndry_run\t%d\ninterval\t%lu\t%.3f\t%.6f\t%d\n", s->period_ms,
 		  s->dry_run, s->interval, s->time, s->duration, s->exit_code);
-	ob_printf(&b, "totals\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
+	mc_buf_printf(&b, "totals\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
 		  s->reclaimed_bytes, s->reclaim_requests, s->reclaim_failures, s->intervals_failed);
-	ob_printf(&b, "duration_hist\t%" PRIu64 "\t%.6f", s->hist_count, s->hist_sum);
+	mc_buf_printf(&b, "duration_hist\t%" PRIu64 "\t%.6f", s->hist_count, s->hist_sum);
 	for (size_t i = 0; i < MC_RUN_HIST_N; i++)
-		ob_printf(&b, "\t%" PRIu64, s->hist[i]);
-	ob_printf(&b, "\n");
+		mc_buf_printf(&b, "\t%" PRIu64, s->hist[i]);
+	mc_buf_printf(&b, "\n");
 	for (size_t i = 0; i < s->n_groups; i++) {
 		const struct mc_run_group *g = &s->groups[i];
 
-		ob_printf(&b, "group");
-		ob_field(&b, g->group);
+		mc_buf_printf(&b, "group");
+		add_field(&b, g->group);
 		if (g->ws_valid)
-			ob_size(&b, g->ws);
+			add_size(&b, g->ws);
 		else
-			ob_printf(&b, "\t-");
+			mc_buf_printf(&b, "\t-");
 		if (g->cap_valid)
-			ob_size(&b, g->cap);
+			add_size(&b, g->cap);
 		else
-			ob_printf(&b, "\t-");
-		ob_printf(&b, "\n");
+			mc_buf_printf(&b, "\t-");
+		mc_buf_printf(&b, "\n");
 	}
 	for (size_t i = 0; i < s->n_dec; i++)
 		format_decision(&b, &s->dec[i]);
 	for (size_t i = 0; i < s->n_notes; i++) {
-		ob_printf(&b, "note");
-		ob_field(&b, s->notes[i]);
-		ob_printf(&b, "\n");
+		mc_buf_printf(&b, "note");
+		add_field(&b, s->notes[i]);
+		mc_buf_printf(&b, "\n");
 	}
 	for (size_t i = 0; i < s->n_errors; i++) {
-		ob_printf(&b, "error");
-		ob_field(&b, s->errors[i]);
-		ob_printf(&b, "\n");
+		mc_buf_printf(&b, "error");
+		add_field(&b, s->errors[i]);
+		mc_buf_printf(&b, "\n");
 	}
-	ob_printf(&b, "end\n");
-	if (b.oom)
+	mc_buf_printf(&b, "end\n");
+	/* the buffer stays the caller's, grown or not */
+	*buf = b.p;
+	*cap = b.cap;
+	if (mc_buf_error(&b) < 0)
 		return -ENOMEM;
 	*ret_len = b.len;
 	return 0;
@@ -825,7 +759,7 @@ int mc_runstate_list(const char *state_dir, struct mc_runstate **ret, size_t *re
 			mc_runstate_release(&s);
 			r = -EINVAL;
 		}
-		if (r == -ENOMEM || (r == 0 && grow((void **)&v, &cap, n, sizeof(*v)) < 0)) {
+		if (r == -ENOMEM || (r == 0 && mc_array_reserve(&v, &cap, n + 1, sizeof(*v)) < 0)) {
 			if (r == 0)
 				mc_runstate_release(&s);
 			for (size_t i = 0; i < n; i++)

@@ -39,8 +39,7 @@ void mc_host_bus_close(struct mc_host *h)
 		return;
 	if (h->bus->bus)
 		sd_bus_flush_close_unref(h->bus->bus);
-	free(h->bus->err.unit);
-	free(h->bus->err.detail);
+	mc_bus_error_release(&h->bus->err);
 	free(h->bus);
 	h->bus = NULL;
 }
@@ -50,6 +49,24 @@ const struct mc_bus_error *mc_host_bus_error(const struct mc_host *h)
 	static const struct mc_bus_error none = { MC_BUS_OK, NULL, NULL, NULL };
 
 	return h->bus ? &h->bus->err : &none;
+}
+
+void mc_bus_error_copy(const struct mc_bus_error *e, struct mc_bus_error *ret)
+{
+	if (e->fail == MC_BUS_OK)
+		return;
+	mc_bus_error_release(ret);
+	ret->fail = e->fail;
+	ret->property = e->property;
+	ret->unit = e->unit ? strdup(e->unit) : NULL;
+	ret->detail = e->detail ? strdup(e->detail) : NULL;
+}
+
+void mc_bus_error_release(struct mc_bus_error *e)
+{
+	free(e->unit);
+	free(e->detail);
+	memset(e, 0, sizeof(*e));
 }
 
 /* Records a failure (unit and detail copied; either may be NULL). Returns err. */
@@ -96,6 +113,37 @@ int mc_host_bus_refuse(struct mc_host *h, int err, enum mc_bus_fail fail, const 
 	return bus_fail(h->bus, err, fail, unit, property, detail);
 }
 
+/*
+ * The test build's bus: MEMCTL_TEST_SYSTEMD_BUS names a D-Bus address to
+ * use as the system bus, where a test's own service stands in for systemd
+ * (tests/integration/fake-systemd.c). 1 when it is set (then *ret or the
+ * error), 0 when not.
+ */
+static int test_bus(struct host_bus *b, int *ret)
+{
+#ifdef MEMCTL_FAULT_INJECTION
+	const char *addr = getenv("MEMCTL_TEST_SYSTEMD_BUS");
+	int r;
+
+	if (!addr || !*addr)
+		return 0;
+	r = sd_bus_new(&b->bus);
+	if (r >= 0 && (r = sd_bus_set_address(b->bus, addr)) >= 0 &&
+	    (r = sd_bus_set_bus_client(b->bus, 1)) >= 0)
+		r = sd_bus_start(b->bus);
+	if (r < 0) {
+		sd_bus_unref(b->bus);
+		b->bus = NULL;
+		*ret = bus_fail(b, -ENOTCONN, MC_BUS_NO_BUS, NULL, NULL, strerror(-r));
+	} else {
+		*ret = 0;
+	}
+	return 1;
+#else
+	return 0;
+#endif
+}
+
 /* The host's bus, connected on first use. 0 or -errno (recorded). */
 static int bus_get(struct mc_host *h, struct host_bus **ret)
 {
@@ -106,8 +154,13 @@ static int bus_get(struct mc_host *h, struct host_bus **ret)
 		return -ENOMEM;
 	b->err.fail = MC_BUS_OK;
 	*ret = b;
+	/* a connection systemd or the bus closed (daemon-reexec): memctl run connects again */
+	if (b->bus && sd_bus_is_open(b->bus) <= 0)
+		b->bus = sd_bus_flush_close_unref(b->bus);
 	if (b->bus)
 		return 0;
+	if (test_bus(b, &r))
+		return r < 0 ? r : sd_bus_set_method_call_timeout(b->bus, BUS_TIMEOUT_USEC);
 	if (h->fake || access("/run/systemd/system", F_OK) < 0)
 		return bus_fail(b, -ENOTCONN, MC_BUS_NO_BUS, NULL, NULL,
 				h->fake ? "a fake cgroup tree has no systemd" :
@@ -121,28 +174,45 @@ static int bus_get(struct mc_host *h, struct host_bus **ret)
 	return r < 0 ? bus_fail(b, r, MC_BUS_FAILED, NULL, NULL, strerror(-r)) : 0;
 }
 
-/* Loads unit name and returns its object path (allocated). */
-static int unit_path(struct host_bus *b, const char *name, char **ret)
+/* Manager method (GetUnit or LoadUnit) of unit name: its object path (allocated). */
+static int call_unit_method(struct host_bus *b, const char *method, const char *name,
+			    sd_bus_error *e, char **ret)
 {
-	sd_bus_error e = SD_BUS_ERROR_NULL;
 	sd_bus_message *reply = NULL;
 	const char *path;
 	int r;
 
-	if (!mc_sd_is_unit_name(name, strlen(name)))
-		return bus_fail(b, -EINVAL, MC_BUS_NO_UNIT, name, NULL, "not a unit name");
-	r = sd_bus_call_method(b->bus, SD_DEST, SD_PATH, SD_MANAGER, "LoadUnit", &e, &reply, "s",
-			       name);
-	if (r < 0) {
-		r = bus_fail_error(b, r, &e, name, NULL, MC_BUS_FAILED);
-		sd_bus_error_free(&e);
+	r = sd_bus_call_method(b->bus, SD_DEST, SD_PATH, SD_MANAGER, method, e, &reply, "s", name);
+	if (r < 0)
 		return r;
-	}
 	r = sd_bus_message_read(reply, "o", &path);
 	if (r >= 0 && !(*ret = strdup(path)))
 		r = -ENOMEM;
 	sd_bus_message_unref(reply);
-	return r < 0 ? bus_fail(b, r, MC_BUS_FAILED, name, NULL, strerror(-r)) : 0;
+	return r < 0 ? r : 0;
+}
+
+/*
+ * The object path of unit name (allocated). GetUnit first: it needs no
+ * privilege, so an unprivileged plan can read a loaded unit; LoadUnit only
+ * for a unit systemd has not loaded (which is how "not found" is told).
+ */
+static int unit_path(struct host_bus *b, const char *name, char **ret)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	int r;
+
+	if (!mc_sd_is_unit_name(name, strlen(name)))
+		return bus_fail(b, -EINVAL, MC_BUS_NO_UNIT, name, NULL, "not a unit name");
+	r = call_unit_method(b, "GetUnit", name, &e, ret);
+	if (r < 0 && sd_bus_error_has_name(&e, "org.freedesktop.systemd1.NoSuchUnit")) {
+		sd_bus_error_free(&e);
+		r = call_unit_method(b, "LoadUnit", name, &e, ret);
+	}
+	if (r < 0)
+		r = bus_fail_error(b, r, &e, name, NULL, MC_BUS_FAILED);
+	sd_bus_error_free(&e);
+	return r;
 }
 
 /* A string property of the unit at path. */

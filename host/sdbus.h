@@ -73,7 +73,15 @@ int mc_host_unit_get(struct mc_host *h, const char *name, enum mc_knob k, uint64
 int mc_host_unit_set(struct mc_host *h, const char *name, enum mc_knob k, uint64_t v,
 		     uint64_t *ret_readback);
 
-/* What the last failed call above found; fail is MC_BUS_OK when none failed. */
+/*
+ * Copies e into *ret (strings duplicated) when e records a failure, else
+ * leaves *ret as it is (zeroed by the caller: MC_BUS_OK). Without memory the
+ * copy keeps the kind and property and loses the texts.
+ */
+void mc_bus_error_copy(const struct mc_bus_error *e, struct mc_bus_error *ret);
+void mc_bus_error_release(struct mc_bus_error *e);
+
+/* What the last call above found: fail is MC_BUS_OK when it succeeded. */
 const struct mc_bus_error *mc_host_bus_error(const struct mc_host *h);
 
 /*

@@ -22,6 +22,7 @@
 #define LOCKFILE "lock"
 #define JOURNAL "journal"
 #define RECLAIM_PREFIX "reclaim."
+#define CREATED "created"
 
 struct mc_lock {
 	int fd;             /* STATE_DIR/lock, flocked */
@@ -375,19 +376,16 @@ int mc_lock_subtree(struct mc_lock *l, struct mc_host *h, const char *parent, lo
 	return r;
 }
 
-int mc_state_journal_write(struct mc_lock *l, const char *name, const struct mc_journal *j)
+/* Replaces the state file name with len bytes of buf: NAME.tmp, fsync, rename, fsync. */
+static int write_file(struct mc_lock *l, const char *name, const char *buf, size_t len)
 {
-	char *tmp, *buf = NULL;
-	size_t len = 0, off = 0;
-	int fd, r;
+	size_t off = 0;
+	char *tmp;
+	int fd, r = 0;
 
-	if ((r = mc_journal_format(j, &buf, &len)) < 0)
-		return r;
 	tmp = mc_asprintf("%s.tmp", name);
-	if (!tmp) {
-		free(buf);
+	if (!tmp)
 		return -ENOMEM;
-	}
 	/* Never write through what is there: a hard link's target would be overwritten. */
 	if (unlinkat(l->dirfd, tmp, 0) < 0 && errno != ENOENT) {
 		r = -errno;
@@ -418,6 +416,18 @@ int mc_state_journal_write(struct mc_lock *l, const char *name, const struct mc_
 		unlinkat(l->dirfd, tmp, 0);
 out:
 	free(tmp);
+	return r;
+}
+
+int mc_state_journal_write(struct mc_lock *l, const char *name, const struct mc_journal *j)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	if ((r = mc_journal_format(j, &buf, &len)) < 0)
+		return r;
+	r = write_file(l, name, buf, len);
 	free(buf);
 	return r;
 }
@@ -498,6 +508,119 @@ int mc_state_journal_read(struct mc_lock *l, const char *name, struct mc_journal
 	if (r == 0)
 		r = mc_journal_parse(buf, len, ret, ret_line);
 	free(buf);
+	return r;
+}
+
+int mc_state_created_read(struct mc_lock *l, struct mc_created *ret)
+{
+	char *dir = dir_name(l), *buf = NULL;
+	const char *why = NULL;
+	unsigned line = 0;
+	size_t len = 0;
+	int fd, r;
+
+	*ret = (struct mc_created){ 0 };
+	if (!dir)
+		return -ENOMEM;
+	r = open_file(l->dirfd, dir, CREATED, O_RDONLY, &fd, &l->why);
+	if (r == 0) {
+		r = read_all(fd, &buf, &len);
+		close(fd);
+	}
+	if (r == 0)
+		r = mc_created_parse(buf, len, ret, &line, &why);
+	if (r == -EBADMSG || r == -EFBIG) {
+		free(l->why);
+		l->why = mc_asprintf("'%s/%s' line %u: %s", dir, CREATED, line ? line : 1,
+				     why ? why : "larger than a record can be");
+		r = -EBADMSG;
+	}
+	free(buf);
+	free(dir);
+	return r == -ENOENT ? 0 : r;
+}
+
+int mc_state_created_write(struct mc_lock *l, const struct mc_created *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	if (c->n == 0)
+		return mc_state_journal_remove(l, CREATED);
+	if ((r = mc_created_format(c, &buf, &len)) < 0)
+		return r;
+	r = write_file(l, CREATED, buf, len);
+	free(buf);
+	return r;
+}
+
+/* Whether j creates or removes groups, so that the record of created groups is involved. */
+static bool touches_groups(const struct mc_journal *j)
+{
+	for (size_t i = 0; i < j->n; i++)
+		if (j->v[i].kind == MC_STEP_MKDIR || j->v[i].kind == MC_STEP_RMDIR)
+			return true;
+	return false;
+}
+
+int mc_state_created_check(struct mc_lock *l, const struct mc_journal *j)
+{
+	struct mc_created c;
+	int r;
+
+	if (!touches_groups(j))
+		return 0;
+	r = mc_state_created_read(l, &c);
+	mc_created_free(&c);
+	return r;
+}
+
+/* Whether the group is gone (or is not a group): then its entry is stale. */
+static bool gone(int r)
+{
+	return r == -ENOENT || r == -ENOTDIR || r == -ELOOP;
+}
+
+int mc_state_created_sync(struct mc_lock *l, struct mc_host *h, const struct mc_journal *j,
+			  bool done)
+{
+	struct mc_created c;
+	bool changed = false;
+	uint64_t id;
+	int r;
+
+	if (!touches_groups(j))
+		return 0;
+	if ((r = mc_state_created_read(l, &c)) < 0)
+		return r;
+	for (size_t i = 0; i < j->n && r == 0; i++) {
+		const struct mc_jrec *rec = &j->v[i];
+		const struct mc_created_group *g;
+		/* memctl's now: the groups it made, and the ones of its own it made again */
+		bool mine = rec->kind == MC_STEP_MKDIR ? done :
+			    rec->kind == MC_STEP_RMDIR && !done && rec->created;
+
+		if (!mine || mc_host_group_id(h, rec->path, &id) < 0)
+			continue;
+		g = mc_created_find(&c, rec->path);
+		if (!g || g->id != id) {
+			r = mc_created_set(&c, rec->path, id);
+			changed = true;
+		}
+	}
+	/* entries whose group is gone (removed, undone) or is another group now */
+	for (size_t i = c.n; r == 0 && i-- > 0;) {
+		int e = mc_host_group_id(h, c.v[i].path, &id);
+
+		if (gone(e) || (e == 0 && id != c.v[i].id)) {
+			mc_created_drop(&c, i);
+			changed = true;
+		}
+	}
+	if (r == 0 && changed)
+		r = mc_state_created_write(l, &c);
+	mc_created_free(&c);
 	return r;
 }
 

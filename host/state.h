@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "created.h"
 #include "host.h"
 #include "journal.h"
 
@@ -71,6 +72,26 @@ int mc_state_journal_read(struct mc_lock *l, const char *name, struct mc_journal
 int mc_state_journal_remove(struct mc_lock *l, const char *name);
 int mc_state_journals(struct mc_lock *l, char ***ret, size_t *ret_n);
 void mc_state_names_free(char **names, size_t n);
+
+/*
+ * The record of the groups memctl created (created.h), STATE_DIR/created,
+ * checked like every file there and then parsed.
+ *   read: the record, empty when there is none. -EBADMSG for a damaged one
+ *     and -EPERM for a refused file, the reason in mc_lock_why().
+ *   write: replaces it (as the journal), or removes it when c is empty.
+ *   check: reads it when journal j creates or removes groups (0 otherwise),
+ *     so that a transaction refuses a damaged record before its first write.
+ *   sync: brings it in step with j once j's steps are done (done) or undone:
+ *     groups j made, or made again on undoing their removal when memctl had
+ *     created them, are recorded with their identity; entries whose group is
+ *     gone or is another group now are dropped. Written only when it changed.
+ * All return 0 or -errno.
+ */
+int mc_state_created_read(struct mc_lock *l, struct mc_created *ret);
+int mc_state_created_write(struct mc_lock *l, const struct mc_created *c);
+int mc_state_created_check(struct mc_lock *l, const struct mc_journal *j);
+int mc_state_created_sync(struct mc_lock *l, struct mc_host *h, const struct mc_journal *j,
+			  bool done);
 
 /* Why the last operation on l refused a file, or NULL. */
 const char *mc_lock_why(const struct mc_lock *l);

@@ -90,6 +90,10 @@ struct mc_subtree {
 	size_t n;
 	size_t cap_v, cap_e;
 	uint64_t limit;
+	/* the max files of the parent and its ancestors (see limit_scan); lim_fd NULL: none */
+	int *lim_fd;
+	size_t n_lim;
+	bool lim_failed;        /* they could not be kept: read by path until the root changes */
 	int inotify;            /* -1: none */
 	bool pending;           /* a group was marked dirty or stale since the last walk */
 	size_t unwatched;       /* groups without a watch: listed at every scan */
@@ -527,6 +531,96 @@ static int rebuild_entries(struct mc_subtree *t)
 	return 0;
 }
 
+/*
+ * The parent's effective limit (mc_host_effective_limit) at every scan costs
+ * a walk from the mount and an open of the max file per ancestor: a few
+ * dozen system calls. The parent's ancestors cannot go while it is there,
+ * so their max files stay the same files as long as the root does: kept
+ * open (within the descriptor budget), they cost one pread each.
+ */
+static void limit_close(struct mc_subtree *t)
+{
+	for (size_t i = 0; i < t->n_lim; i++)
+		fd_close(t, &t->lim_fd[i]);
+	free(t->lim_fd);
+	t->lim_fd = NULL;
+	t->n_lim = 0;
+}
+
+/* Opens the max files of the parent and each ancestor; false when they are not all kept. */
+static bool limit_open(struct mc_subtree *t)
+{
+	const char *file = t->h->caps.file[MC_KNOB_MAX];
+	size_t depth = 1;
+	char *p;
+	bool ok = true;
+
+	for (const char *c = t->parent; *c; c++)
+		depth += *c == '/' && c[1];
+	t->lim_fd = calloc(depth, sizeof(*t->lim_fd));
+	p = strdup(t->parent);
+	if (!t->lim_fd || !p) {
+		free(p);
+		limit_close(t);
+		return false;
+	}
+	while (ok) {
+		int gfd, fd;
+
+		ok = cgfs_open_group(t->h, p, O_PATH, &gfd) == 0;
+		if (ok) {
+			fd = openat(gfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			close(gfd);
+			/* a missing max file limits nothing (the v2 root has none) */
+			if (fd < 0 && errno != ENOENT)
+				ok = false;
+			else if (fd >= 0 && (t->n_lim == depth || !fd_keep(t, &t->lim_fd[t->n_lim++], fd))) {
+				close(fd);
+				ok = false;
+			}
+		}
+		if (!host_path_up(p))
+			break;
+	}
+	free(p);
+	if (!ok)
+		limit_close(t);
+	return ok;
+}
+
+/* The smallest max of the kept files, capped at RAM; false when one cannot be read. */
+static bool limit_read(struct mc_subtree *t, uint64_t *ret)
+{
+	uint64_t lim = t->h->caps.mem_total, v;
+
+	for (size_t i = 0; i < t->n_lim; i++) {
+		size_t len;
+
+		if (cgfs_read_fd(&t->h->buf, t->lim_fd[i], &len) < 0)
+			return false;
+		/* one that does not parse limits nothing, as mc_host_effective_limit says */
+		if (mc_parse_knob_value(t->h->buf.p, len, &v) == 0 && v < lim)
+			lim = v;
+	}
+	*ret = lim;
+	return true;
+}
+
+/* t->limit now: through the kept files when the root is the one they were opened for. */
+static int limit_scan(struct mc_subtree *t, bool root_changed)
+{
+	if (root_changed) {
+		limit_close(t);
+		t->lim_failed = false;
+	}
+	if (t->h->caps.file[MC_KNOB_MAX] && !t->lim_failed && (t->lim_fd || limit_open(t)) &&
+	    limit_read(t, &t->limit))
+		return 0;
+	limit_close(t);
+	t->lim_failed = true;
+	return mc_host_effective_limit(t->h, t->parent, &t->limit);
+}
+
 /* The root as it is now: the kept one, or (removed, replaced, first scan) a new one. */
 static int scan_root(struct mc_subtree *t, bool *changed)
 {
@@ -559,11 +653,10 @@ int mc_subtree_scan(struct mc_subtree *t, bool full)
 	int r;
 
 	host_fd_budget_update(t->h);
-	r = mc_host_effective_limit(t->h, t->parent, &t->limit);
-	if (r < 0)
-		return r;
 	events = drain_events(t);
 	r = scan_root(t, &changed);
+	if (r == 0)
+		r = limit_scan(t, changed);
 	if (r < 0)
 		return r;
 	if (!full && !changed && !events && !t->pending && t->unwatched == 0)
@@ -614,6 +707,7 @@ void mc_subtree_free(struct mc_subtree *t)
 	if (!t)
 		return;
 	grp_free(t, t->root);
+	limit_close(t);
 	if (t->inotify >= 0)
 		close(t->inotify);
 	free(t->v);

@@ -186,17 +186,11 @@ static int probe_unit(struct mc_host *h, struct mc_sd_check *c)
 	return best;
 }
 
-int mc_host_sd_check(struct mc_host *h, const char *parent, struct mc_sd_check *ret)
+bool mc_sd_unit_of(const char *path, const char **ret, size_t *ret_len)
 {
-	struct mc_sd_check c = { 0 };
-	const char *p = parent, *comp, *unit = NULL;
-	size_t unit_end = 0;
-	int r;
+	const char *p = path, *comp;
+	bool found = false;
 
-	r = cgfs_check_path(parent);
-	if (r < 0)
-		return r;
-	c.systemd_running = !h->fake && access("/run/systemd/system", F_OK) == 0;
 	while (*p) {
 		size_t len;
 
@@ -206,10 +200,29 @@ int mc_host_sd_check(struct mc_host *h, const char *parent, struct mc_sd_check *
 		len = strcspn(p, "/");
 		p += len;
 		if (len && mc_sd_is_unit_name(comp, len)) {
-			unit = comp;
-			unit_end = (size_t)(p - parent);
+			*ret = comp;
+			*ret_len = len;
+			found = true;
 		}
 	}
+	return found;
+}
+
+int mc_host_sd_check(struct mc_host *h, const char *parent, struct mc_sd_check *ret)
+{
+	struct mc_sd_check c = { 0 };
+	const char *unit = NULL;
+	size_t unit_end = 0, len = 0;
+	int r;
+
+	r = cgfs_check_path(parent);
+	if (r < 0)
+		return r;
+	c.systemd_running = !h->fake && access("/run/systemd/system", F_OK) == 0;
+	if (mc_sd_unit_of(parent, &unit, &len))
+		unit_end = (size_t)(unit - parent) + len;
+	else
+		unit = NULL;
 	if (!unit) {
 		bool root = parent[strspn(parent, "/")] == '\0';
 

@@ -44,6 +44,13 @@ struct mc_sd_check {
 /* mc_sd_is_unit_name: unitname.h (the engine's, shared with the profile). */
 
 /*
+ * The unit a cgroup path lies in: its deepest component that names a unit
+ * (mc_sd_is_unit_name), at *ret for *ret_len bytes. False when there is
+ * none (ret untouched). Pure: the owner by delegation is mc_host_sd_check's.
+ */
+bool mc_sd_unit_of(const char *path, const char **ret, size_t *ret_len);
+
+/*
  * Decides who writes the cgroup parent (an absolute cgroup path in the
  * memory hierarchy): finds the deepest component that names a unit and
  * looks for its delegation marker. Fills ret (free it with

@@ -23,12 +23,16 @@
 /* How long rollback waits for the host-wide lock of a journal's parent. */
 #define ROLLBACK_LOCK_WAIT_MS 60000
 
-static void note_rollback_error(struct mc_txn_result *res, int err, const char *what,
-				const char *group)
+static void note_rollback_error(struct mc_host *h, struct mc_txn_result *res, int err,
+				const char *what, const struct mc_jrec *rec)
 {
+	const char *group = rec->path;
+
 	if (res->rollback_err)
 		return;
 	res->rollback_err = err;
+	if (rec->kind == MC_STEP_UNIT)
+		mc_bus_error_copy(mc_host_bus_error(h), &res->rollback_bus);
 	if (asprintf(&res->rollback_what, "%s of '%s'", what, group) < 0)
 		res->rollback_what = NULL;
 }
@@ -50,7 +54,7 @@ static void undo(struct mc_host *h, const struct mc_journal *j, size_t upto, boo
 			    asprintf(&res->left_what, "%s of '%s'", what, j->v[i].path) < 0)
 				res->left_what = NULL;
 		} else if (r < 0) {
-			note_rollback_error(res, r, what, j->v[i].path);
+			note_rollback_error(h, res, r, what, &j->v[i]);
 		} else {
 			res->undone += (size_t)r;
 		}
@@ -101,7 +105,8 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const struct mc_plan *pla
 		return -EALREADY;
 	if ((r = mc_journal_from_plan(plan, (long)getpid(), &j)) < 0)
 		return r;
-	if ((r = mc_state_journal_write(l, JOURNAL, &j)) < 0) {
+	/* a damaged record of created groups is refused before anything is written */
+	if ((r = mc_state_created_check(l, &j)) < 0 || (r = mc_state_journal_write(l, JOURNAL, &j)) < 0) {
 		mc_journal_free(&j);
 		return r;
 	}
@@ -110,6 +115,9 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const struct mc_plan *pla
 		if (r < 0) {
 			res->failed_step = plan_index(plan, k);
 			res->failed_err = r;
+			/* the undo's own calls would replace what the bus said */
+			if (j.v[k].kind == MC_STEP_UNIT)
+				mc_bus_error_copy(mc_host_bus_error(h), &res->failed_bus);
 			/*
 			 * A write that read back differently did change the file: undo it
 			 * too. The undo writes are bounded each, not by the deadline
@@ -119,6 +127,7 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const struct mc_plan *pla
 			mc_host_set_write_deadline(h, 0);
 			undo(h, &j, r == -EIO ? k + 1 : k, false, res);
 			mc_host_set_write_deadline(h, deadline);
+			res->record_err = mc_state_created_sync(l, h, &j, false);
 			if (res->rolled_back)
 				mc_state_journal_remove(l, JOURNAL);
 			else
@@ -128,6 +137,8 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const struct mc_plan *pla
 		}
 		res->done++;
 	}
+	/* before the journal goes: a rollback after a crash here syncs it back */
+	res->record_err = mc_state_created_sync(l, h, &j, true);
 	mc_journal_free(&j);
 	return mc_state_journal_remove(l, JOURNAL);
 }
@@ -158,6 +169,8 @@ static int rollback_one(struct mc_host *h, struct mc_lock *l, const char *name,
 		return r;
 	}
 	undo(h, &j, j.n, true, res);
+	if (!res->record_err)
+		res->record_err = mc_state_created_sync(l, h, &j, false);
 	mc_journal_free(&j);
 	if (res->rollback_err)
 		return res->rollback_err;
@@ -192,6 +205,8 @@ void mc_txn_result_release(struct mc_txn_result *res)
 	free(res->rollback_what);
 	free(res->bad_journal);
 	free(res->left_what);
+	mc_bus_error_release(&res->failed_bus);
+	mc_bus_error_release(&res->rollback_bus);
 	res->left_what = NULL;
 	res->rollback_what = NULL;
 	res->bad_journal = NULL;

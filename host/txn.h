@@ -9,6 +9,7 @@
 #include "journal.h"
 #include "plan.h"
 #include "reclaim.h"
+#include "sdbus.h"
 #include "state.h"
 
 /*
@@ -39,6 +40,12 @@ struct mc_txn_result {
 	long lock_holder;       /* rollback: who held a journal's subtree (-EWOULDBLOCK) */
 	size_t left_alone;      /* rollback: values changed since by someone else, kept */
 	char *left_what;        /* the first of them (allocated), or NULL */
+	int record_err;         /* the record of created groups could not be brought in
+	                           step (state.h): the host is right, the record lags */
+	/* what systemd's bus said when the failed step (failed_bus) or the first
+	 * failed undo (rollback_bus) was a unit's; fail MC_BUS_OK otherwise */
+	struct mc_bus_error failed_bus;
+	struct mc_bus_error rollback_bus;
 };
 
 /*

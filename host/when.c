@@ -523,7 +523,9 @@ int mc_when_parse(const char *text, int64_t now_ns, int64_t base_ns, int64_t *re
 
 char *mc_when_format(int64_t t_ns, char *buf, size_t len)
 {
-	int64_t sec = t_ns / NS, ns = t_ns % NS;
+	/* to the nearest millisecond, as JSON's times are printed */
+	int64_t r = t_ns <= INT64_MAX - 500000 ? t_ns + 500000 : t_ns;
+	int64_t sec = r / NS, ns = r % NS;
 	time_t t;
 	struct tm tm;
 	size_t n;

@@ -48,8 +48,9 @@ int mc_when_parse(const char *text, int64_t now_ns, int64_t base_ns, int64_t *re
 int64_t mc_when_now(void);
 
 /*
- * Formats t as local time "2026-12-01 03:00:05" (with ".250" when t has
- * milliseconds) into buf of len bytes (32 is always enough). Returns buf.
+ * Formats t as local time "2026-12-01 03:00:05", to the nearest
+ * millisecond (with ".250" when that is not a whole second), into buf of
+ * len bytes (32 is always enough). Returns buf.
  */
 char *mc_when_format(int64_t t_ns, char *buf, size_t len);
 

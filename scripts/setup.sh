@@ -10,6 +10,7 @@ flavour=${1:-release}
 pkgs=(build-essential cmake pkg-config libcgroup-dev libyaml-dev libreadline-dev libsystemd-dev
       libncurses-dev libzstd-dev python3 groff-base man-db tmux jq time cgroup-tools bash-completion zsh
       systemd bsdextrautils python3-prometheus-client  # bench/: systemd-cgtop, column
+      dbus-daemon  # tests/integration/32-units-bus: a private bus for a stand-in systemd
       busybox-static   # the test host's shell and awk (tests/unit/test-stats.sh, kernel/)
       debootstrap qemu-utils)  # the systemd guest's root file system and its overlay (kernel/rootfs.sh)
 # install_missing [APT-OPTION...] -- PKG...: installs those not yet installed.

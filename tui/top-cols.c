@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "file.h"
+#include "systemd.h"
 #include "top.h"
 
 #define TOP_CONF_MAX (64 << 10)
@@ -26,6 +27,18 @@ static int knob_of(const char *name)
 		if (strcmp(mc_knob_info((enum mc_knob)k)->name, name) == 0)
 			return k;
 	return -1;
+}
+
+/* Whether a row of m lies in a systemd unit's cgroup. */
+static bool any_unit(const struct top_model *m)
+{
+	const char *u;
+	size_t ul;
+
+	for (size_t i = 0; i < m->n; i++)
+		if (m->rows[i].abs && mc_sd_unit_of(m->rows[i].abs, &u, &ul))
+			return true;
+	return false;
 }
 
 const char *top_col_unavailable(const struct top_model *m, int c)
@@ -46,6 +59,8 @@ const char *top_col_unavailable(const struct top_model *m, int c)
 		return "cgroup v1 has no memory.events";
 	if (strcmp(n, "numa") == 0 && !st->numa_stat)
 		return "no memory.numa_stat";
+	if (strcmp(n, "unit") == 0 && !any_unit(m))
+		return "no group here lies in a systemd unit's cgroup";
 	if ((strcmp(n, "wset") == 0 || strcmp(n, "decision") == 0) && !m->policy.pol &&
 	    m->daemons.n == 0)
 		return "no memctl run manages these groups and no --profile was given";

@@ -74,6 +74,7 @@ struct screen {
 	bool *ch_on;
 	size_t ch_sel;
 	const char **hidden_why;  /* per column: why it is not shown by default, or NULL */
+	bool replay_bad;      /* the last replay step met a record that could not be read */
 	char *reason;         /* the selected group's decisions in full, this frame */
 	int reason_h;         /* lines the reason pane takes */
 };
@@ -1221,12 +1222,19 @@ static int replay_move(struct screen *s, long delta, double t)
 	int r = delta ? src->ops->step(src, delta) : src->ops->seek(src, t);
 	char when[32];
 
+	if (r == -ENODATA && delta > 0 && s->replay_bad) {
+		/* past a corrupt record the deltas that follow it cannot be decoded either */
+		set_status(s, true, "no sample after the record that could not be read can be read");
+		s->paused = true;
+		return 0;
+	}
 	if (r == -ENODATA) {
 		set_status(s, false, "%s recorded sample (%s)", delta > 0 ? "the last" : "the first",
 			   shown_time(s, when));
 		s->paused = true;
 		return 0;
 	}
+	s->replay_bad = r == -EBADMSG;
 	if (r < 0) {
 		set_status(s, true, "cannot read the store: %s",
 			   src->ops->problem(src) ? src->ops->problem(src) : strerror(-r));
@@ -1249,11 +1257,12 @@ static int replay_jump(struct screen *s, const char *text)
 		set_status(s, true, "invalid time '%s': %s (at '%s')", text, e.why, text + e.at);
 		return 0;
 	}
-	r = replay_move(s, 0, (double)t / 1e9);
+	/* a time as memctl prints it (to the millisecond) names its sample */
+	r = replay_move(s, 0, (double)t / 1e9 + TOP_REPLAY_SLACK);
 	if (r < 0 || s->status)
 		return r;
 	s->m->src->ops->range(s->m->src, &first, &last);
-	if ((double)t / 1e9 < first)
+	if ((double)t / 1e9 + TOP_REPLAY_SLACK < first)
 		set_status(s, false, "before the first sample: showing the first (%s)",
 			   shown_time(s, when));
 	else if ((double)t / 1e9 > last)
@@ -1644,10 +1653,11 @@ int top_screen_run(struct top_model *m, const struct top_screen_opts *o)
 
 	/*
 	 * At most this many sort keys per refresh: with 1000 groups each key
-	 * is at most 8 refreshes old off screen, and a refresh stays near
-	 * 0.1% of a core (see the cost note in memctl(8)).
+	 * is at most 16 refreshes old off screen (the rows on screen are read
+	 * fresh), and the sort keys cost about a quarter of a refresh (see the
+	 * cost note in memctl(8)).
 	 */
-	m->key_budget = m->src->replay ? 0 : 128;   /* a recorded sample costs no reads */
+	m->key_budget = m->src->replay ? 0 : 64;   /* a recorded sample costs no reads */
 	r = top_model_refresh(m, now_s());
 	if (r == 0)
 		r = init_cols(&s);

@@ -15,6 +15,7 @@
 
 #include "columns.h"
 #include "format.h"
+#include "systemd.h"
 
 /* Sum of memory.stat keys. */
 static void stat_sum(const struct top_row *r, struct top_val *ret, const char *k1, const char *k2)
@@ -212,6 +213,24 @@ static const char *raw_decision(const struct top_model *m, const struct top_row 
 	return r->decision;
 }
 
+/*
+ * The systemd unit whose cgroup holds the group (the deepest unit-named
+ * component of its path): systemd writes it unless that unit delegates.
+ * Unit names hold nothing that needs escaping.
+ */
+static const char *text_unit(const struct top_model *m, const struct top_row *r, char *buf,
+			     size_t len)
+{
+	const char *u;
+	size_t ul;
+
+	if (!r->abs || !mc_sd_unit_of(r->abs, &u, &ul) || ul >= len)
+		return NULL;
+	memcpy(buf, u, ul);
+	buf[ul] = '\0';
+	return buf;
+}
+
 /* Per-node usage: "N0=12M N1=3M" (anon + file). */
 static const char *text_numa(const struct top_model *m, const struct top_row *r, char *buf,
 			     size_t len)
@@ -312,6 +331,9 @@ const struct top_col top_cols[] = {
 		"limit hits per second", get_max_rate),
 	NUM_COL("tasks", "TASKS", 5, TOP_COUNT, TOP_READ_TASKS,
 		"processes in the group itself (cgroup.procs; not its children's)", get_tasks),
+	{ .name = "unit", .title = "UNIT", .width = 20, .kind = TOP_TEXT, .parts = 0,
+	  .help = "the systemd unit whose cgroup holds the group (systemd writes it unless the unit has Delegate=yes)",
+	  .text = text_unit, .cmp = cmp_text },
 	{ .name = "decision", .title = "DECISION", .width = 40, .kind = TOP_TEXT, .parts = 0,
 	  .help = "the last decision of the memctl run managing the group, with its reason (else with --profile: top's own, marked simulated)",
 	  .text = text_decision, .raw = raw_decision, .cmp = cmp_text },

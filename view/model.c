@@ -454,15 +454,16 @@ static int sibling_cmp(const void *a, const void *b, void *arg)
 {
 	const struct top_model *m = arg;
 	const struct top_col *c = &top_cols[m->sort_col];
-	const struct top_row *x = &m->rows[*(const size_t *)a], *y = &m->rows[*(const size_t *)b];
-	int d = c->cmp(m, c, x, y);
+	size_t xi = *(const size_t *)a, yi = *(const size_t *)b;
+	int d = c->cmp(m, c, &m->rows[xi], &m->rows[yi]);
 
 	/* numbers: biggest first; names: a to z; r reverses either */
 	if (c->kind != TOP_TEXT)
 		d = -d;
 	if (m->reverse)
 		d = -d;
-	return d ? d : strcmp(x->name, y->name);
+	/* ties by name: siblings come from the source in name order, so by index */
+	return d ? d : (xi > yi) - (xi < yi);
 }
 
 static void emit(struct order_ctx *o, size_t i)

@@ -28,6 +28,8 @@ enum pos {
 	POS_CUR,              /* the reader is on cur */
 	POS_PREV,             /* on prev */
 	POS_LOST,             /* after an error: seek to cur before moving */
+	POS_SKIP,             /* past a record after cur that could not be shown: a step
+	                         forward goes on from there, skipping it */
 };
 
 struct replay {
@@ -38,6 +40,8 @@ struct replay {
 	char *problem;        /* the last error's text (copied from the reader, or ours) */
 	struct mc_hist_sample cur, prev;
 	bool have_prev;
+	int prev_err;         /* why there is no prev: -ENODATA (cur is the first), -EBADMSG... */
+	char *prev_why;       /* and what the problem with it was */
 	enum pos pos;
 	struct mc_subtree_entry *ent;   /* cur's groups as entries */
 	char **abs;
@@ -316,10 +320,13 @@ static void fetch_prev(struct replay *p)
 	struct mc_hist_sample t = { 0 };
 	int r = mc_store_prev(p->rd, &t);
 
-	if (r == 0 && sample_ok(p, &t) < 0) {
-		set_problem(p, NULL);
+	if (r == 0 && sample_ok(p, &t) < 0)
 		r = -EBADMSG;
-	}
+	else if (r < 0 && r != -ENODATA)
+		set_problem(p, mc_store_problem(p->rd));
+	p->prev_err = r;
+	free(p->prev_why);
+	p->prev_why = r < 0 && r != -ENODATA && p->problem ? strdup(p->problem) : NULL;
 
 	mc_hist_sample_release(&p->prev);
 	p->have_prev = r == 0;
@@ -360,7 +367,7 @@ static int back_on_cur(struct replay *p)
 
 	if (p->pos == POS_PREV)
 		r = mc_store_next(p->rd, &t);
-	else if (p->pos == POS_LOST)
+	else if (p->pos == POS_LOST || p->pos == POS_SKIP)
 		r = mc_store_seek(p->rd, p->cur.time, &t);
 	mc_hist_sample_release(&t);
 	if (r < 0)
@@ -372,19 +379,18 @@ static int back_on_cur(struct replay *p)
 static int step_forward(struct replay *p)
 {
 	struct mc_hist_sample t = { 0 };
-	int r = back_on_cur(p);
+	/* after a record that could not be shown, the reader is past it: go on from there */
+	int r = p->pos == POS_SKIP ? 0 : back_on_cur(p);
 
 	if (r == 0)
 		r = mc_store_next(p->rd, &t);
+	if (r == 0 && sample_ok(p, &t) < 0)
+		r = -EBADMSG;
 	if (r < 0) {
 		mc_hist_sample_release(&t);
-		return reader_error(p, r);
-	}
-	if ((r = sample_ok(p, &t)) < 0) {
-		/* the reader is past it: the next step starts from cur again */
-		mc_hist_sample_release(&t);
-		p->pos = POS_LOST;
-		return r;
+		if (r == -EBADMSG && p->pos != POS_LOST)
+			p->pos = POS_SKIP;   /* the reader moved past the bad record */
+		return r == -EBADMSG && p->problem ? r : reader_error(p, r);
 	}
 	mc_hist_sample_release(&p->prev);
 	p->prev = p->cur;
@@ -395,8 +401,12 @@ static int step_forward(struct replay *p)
 
 static int step_back(struct replay *p)
 {
-	if (!p->have_prev)
-		return -ENODATA;
+	if (!p->have_prev) {
+		/* the first sample, or one before it that could not be shown */
+		if (p->prev_err < 0 && p->prev_err != -ENODATA)
+			set_problem(p, p->prev_why);
+		return p->prev_err < 0 ? p->prev_err : -ENODATA;
+	}
 	if (p->pos != POS_PREV) {
 		/* the reader onto prev: one step back from cur */
 		struct mc_hist_sample t = { 0 };
@@ -610,6 +620,7 @@ static void replay_free(struct top_source *s)
 	free(p->dir);
 	free(p->parent);
 	free(p->problem);
+	free(p->prev_why);
 	free(p);
 }
 

@@ -86,6 +86,14 @@ struct top_source {
 	const char *parent;       /* replay: the parent the samples recorded (absolute) */
 };
 
+/*
+ * How close a time asked for must be to a sample's for it to be that
+ * sample: memctl prints sample times to the millisecond (JSON's "time", the
+ * screen's title), so a time copied from them names the sample even when
+ * it was rounded up. Seeks and spans of a replay widen by this much.
+ */
+#define TOP_REPLAY_SLACK 0.0005
+
 /* The live tree below parent (absolute) on host h. 0, -EINVAL, -ENOMEM. */
 int top_source_live(struct mc_host *h, const char *parent, struct top_source **ret);
 

@@ -51,7 +51,7 @@ check_eq "$(cat "$T_TMP/control/conffiles")" /etc/memctl/profile.yaml "conffiles
 dpkg-deb -c "$deb" | awk '{print $NF}' > "$T_TMP/files"
 for f in ./usr/sbin/memctl ./usr/share/man/man8/memctl.8.gz ./usr/share/man/man5/memctl-profile.5.gz \
 	./lib/systemd/system/memctl.service ./lib/systemd/system/memctl@.service \
-	./etc/memctl/profile.yaml ./usr/share/memctl/profiles/quickstart.yaml \
+	./lib/systemd/system/memctl-record.service ./etc/memctl/profile.yaml ./usr/share/memctl/profiles/quickstart.yaml \
 	./usr/share/doc/memctl/FLEET.md ./usr/share/doc/memctl/examples/fleet/k8s/daemonset.yaml; do
 	grep -qxF "$f" "$T_TMP/files" && pass "ships $f" || fail "does not ship $f"
 done
@@ -85,7 +85,7 @@ done
 # is not running here; verify loads the files on their own). --man=no:
 # the Documentation= pages are in the scratch root, checked above.
 mkdir -p "$T_TMP/units"
-for u in memctl.service memctl@.service; do
+for u in memctl.service memctl@.service memctl-record.service; do
 	sed "s|/usr/sbin/memctl|$R/usr/sbin/memctl|g" "$R/lib/systemd/system/$u" > "$T_TMP/units/$u"
 done
 cp "$T_TMP/units/memctl@.service" "$T_TMP/units/memctl@web.service"
@@ -93,8 +93,11 @@ grep -q "^ExecStart=/usr/sbin/memctl run /etc/memctl/profile.yaml$" "$R/lib/syst
 	pass "the unit runs the installed binary on /etc/memctl/profile.yaml" || fail "ExecStart of memctl.service"
 grep -q "^ExecStart=/usr/sbin/memctl run /etc/memctl/%i.yaml$" "$R/lib/systemd/system/memctl@.service" &&
 	pass "the template runs /etc/memctl/NAME.yaml" || fail "ExecStart of memctl@.service"
+grep -q "^ExecStart=/usr/sbin/memctl record -p / --dir /var/lib/memctl/history " "$R/lib/systemd/system/memctl-record.service" &&
+	pass "the recorder's unit records every group into /var/lib/memctl/history" || fail "ExecStart of memctl-record.service"
 if command -v systemd-analyze > /dev/null; then
-	v=$(systemd-analyze verify --man=no "$T_TMP/units/memctl.service" "$T_TMP/units/memctl@web.service" 2>&1)
+	v=$(systemd-analyze verify --man=no "$T_TMP/units/memctl.service" "$T_TMP/units/memctl@web.service" \
+		"$T_TMP/units/memctl-record.service" 2>&1)
 	check_rc $? 0 "systemd-analyze verify"
 	check_eq "$v" "" "systemd-analyze verify says nothing"
 	score=$(systemd-analyze security --offline=true --no-pager "$T_TMP/units/memctl.service" 2>&1 |

@@ -46,7 +46,7 @@ cmds=$(mc --help | sed -n '/^Commands:/,/^$/p' | awk 'NF && !/Commands:/ {print 
 cases="memctl ap|apply
 memctl |$cmds
 memctl --no-|--no-mlock --no-wait
-memctl -o |json prom text
+memctl -o |csv json openmetrics prom text
 memctl get -o |json text
 memctl export -o |json prom
 memctl run --output=|json prom
@@ -70,7 +70,11 @@ memctl s|set shell status
 memctl exec $T_PREFIX|$G $G/child
 memctl exec -p self/$G c|child
 memctl exec $G memctl-probe-|memctl-probe-$$
-memctl exec $G -- memctl-probe-|memctl-probe-$$"
+memctl exec $G -- memctl-probe-|memctl-probe-$$
+memctl rm $T_PREFIX|$G $G/child
+memctl status $G/|$G/child
+memctl apply --pr|--prune
+memctl plan --pr|--prune"
 
 export T_TMP cases
 out=$(cd "$T_TMP/files" && PATH="$T_TMP/bin:$PATH" bash --norc --noprofile -c '

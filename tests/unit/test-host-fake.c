@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -494,6 +495,39 @@ static void test_patched(void)
 }
 
 /*
+ * The descriptor budget of the subtree readers: all of the soft
+ * RLIMIT_NOFILE but 1024, half of it below 2048. Lowers this process's
+ * limits for good, so it runs last.
+ */
+static void test_fd_budget(void)
+{
+	static const struct {
+		rlim_t nofile;
+		size_t want;
+	} cases[] = { { 20000, 18976 }, { 4096, 3072 }, { 2048, 1024 }, { 2047, 1023 }, { 1024, 512 } };
+	struct rlimit rl;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct mc_host *h;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_max < cases[i].nofile) {
+			printf("# RLIMIT_NOFILE %lu not tried: the hard limit is lower\n",
+			       (unsigned long)cases[i].nofile);
+			continue;
+		}
+		rl.rlim_cur = rl.rlim_max = cases[i].nofile;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+			tap_check(false, "setrlimit RLIMIT_NOFILE %lu", (unsigned long)cases[i].nofile);
+			continue;
+		}
+		h = open_fake(2);
+		tap_eq_u64(mc_host_fd_budget(h), cases[i].want, "RLIMIT_NOFILE %lu: budget %zu",
+			   (unsigned long)cases[i].nofile, cases[i].want);
+		mc_host_free(h);
+	}
+}
+
+/*
  * The test-only failure injection. Whether it is compiled into the host
  * library shows in how a malformed switch is taken: refused when compiled
  * in, ignored otherwise.
@@ -571,6 +605,7 @@ int main(void)
 	mc_host_free(h);
 	test_patched();
 	test_fault_injection();
+	test_fd_budget();
 	nftw(top, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 	tap_check(access(top, F_OK) < 0, "temporary tree removed");
 	return tap_done();

@@ -104,6 +104,11 @@ static const struct {
 	{ HDR "unit max 1 2 a.service\nend\n", 4, "a knob name instead of the property" },
 	{ HDR "unit MemoryMax - 2 a.service\nend\n", 4, "a unit record without its old value" },
 	{ HDR "unit MemoryMax 1 2 a.service b\nend\n", 4, "a unit name with a space" },
+	{ HDR "unitfile max 1 2 /system.slice/a.service\nend\n", 4,
+	  "a unit's file systemd manages (max goes through systemd)" },
+	{ HDR "unitfile soft_limit 1 2 /etc/passwd\nend\n", 4, "a unit file outside any unit" },
+	{ HDR "unitfile soft_limit 1 2 /x/../a.service\nend\n", 4, "'..' in a unit's cgroup" },
+	{ HDR "unitfile soft_limit - 2 /a.service\nend\n", 4, "a unit file without its old value" },
 	{ HDR "end\nmkdir /p/x\n", 5, "a record after end" },
 	{ HDR "end\nfailed a\nfailed b\n", 6, "two failed lines" },
 	{ HDR "end", 4, "a last line without its newline" },
@@ -111,6 +116,14 @@ static const struct {
 	{ "memctl-journal 2\npid 1\npid 2\nparent /p\nend\n", 3, "two pids" },
 	{ "memctl-journal 2\npid 1\nend\n", 3, "end without a parent" },
 	{ "memctl-journal 2\nparent /p\nend\n", 3, "end without a pid" },
+	{ HDR "rmdir /p/x\nend\n", 4, "rmdir without its created word and knobs" },
+	{ HDR "rmdir yes - /p/x\nend\n", 4, "rmdir with a created word that is neither" },
+	{ HDR "rmdir - max=1,max=2 /p/x\nend\n", 4, "rmdir saving a knob twice" },
+	{ HDR "rmdir - max=1, /p/x\nend\n", 4, "rmdir with a trailing comma" },
+	{ HDR "rmdir - memory.max=1 /p/x\nend\n", 4, "rmdir saving a file name" },
+	{ HDR "rmdir - max= /p/x\nend\n", 4, "rmdir saving no value" },
+	{ HDR "rmdir - - /p\nend\n", 4, "rmdir of the parent itself" },
+	{ HDR "rmdir created - /q/x\nend\n", 4, "rmdir outside the parent" },
 };
 
 static void test_bad(void)
@@ -151,8 +164,15 @@ static void test_round_trip(void)
 		  .file = "MemoryMax", .old_valid = true, .old_raw = UINT64_MAX, .new_raw = 2u << 30 },
 		{ .kind = MC_STEP_UNIT, .group = (char *)"db@main.service", .knob = MC_KNOB_LOW,
 		  .file = "MemoryLow", .old_valid = true, .old_raw = 4096, .new_raw = 0 },
+		{ .kind = MC_STEP_UNIT_FILE, .group = (char *)"backup.service", .knob = MC_KNOB_SOFT,
+		  .file = "memory.soft_limit", .old_valid = true, .old_raw = UINT64_MAX, .new_raw = 0,
+		  .cgroup = (char *)"/system.slice/backup.service" },
+		{ .kind = MC_STEP_RMDIR, .group = (char *)"old one", .created = true,
+		  .saved_mask = 1u << MC_KNOB_MAX | 1u << MC_KNOB_SOFT,
+		  .saved_raw = { [MC_KNOB_MAX] = 1 << 25, [MC_KNOB_SOFT] = UINT64_MAX } },
+		{ .kind = MC_STEP_RMDIR, .group = (char *)"bare" },
 	};
-	struct mc_plan plan = { .parent = (char *)"/a/b", .steps = steps, .n = 7 };
+	struct mc_plan plan = { .parent = (char *)"/a/b", .steps = steps, .n = 10 };
 	struct mc_journal j, back;
 	char *text;
 	size_t len;
@@ -163,20 +183,28 @@ static void test_round_trip(void)
 	tap_eq_int(r, 0, "journal from a plan");
 	if (r < 0)
 		return;
-	tap_eq_int((long long)j.n, 6, "the note is not journaled");
+	tap_eq_int((long long)j.n, 9, "the note is not journaled");
 	tap_eq_int(mc_journal_format(&j, &text, &len), 0, "format");
 	r = mc_journal_parse(text, len, &back, &line);
 	tap_eq_int(r, 0, "what apply writes parses back");
 	if (r == 0) {
-		tap_eq_int((long long)back.n, 6, "same records");
+		tap_eq_int((long long)back.n, 9, "same records");
 		for (size_t i = 0; i < back.n && i < j.n; i++)
 			tap_check(back.v[i].kind == j.v[i].kind && back.v[i].knob == j.v[i].knob &&
 				  back.v[i].old_valid == j.v[i].old_valid &&
 				  back.v[i].old_raw == j.v[i].old_raw &&
 				  back.v[i].new_raw == j.v[i].new_raw &&
+				  back.v[i].created == j.v[i].created &&
+				  back.v[i].saved_mask == j.v[i].saved_mask &&
+				  memcmp(back.v[i].saved_raw, j.v[i].saved_raw,
+					 sizeof(j.v[i].saved_raw)) == 0 &&
 				  strcmp(back.v[i].path, j.v[i].path) == 0, "record %zu round-trips", i);
+		tap_check(strstr(text, "rmdir created max=33554432,soft_limit=max /a/b/old one\n") &&
+			  strstr(text, "rmdir - - /a/b/bare\n"), "rmdir lines: %s", text);
 		tap_eq_str(back.v[0].path, "/a/b/web", "groups are absolute, below the parent");
 		tap_eq_str(back.v[4].path, "backup.service", "a unit is named, not joined to the parent");
+		tap_eq_str(back.v[6].path, "/system.slice/backup.service",
+			   "a unit's file is in the unit's cgroup, outside the parent");
 		tap_check(strstr(text, "\nunit MemoryMax max 2147483648 backup.service\n") != NULL,
 			  "the unit's line names the property, old and new value and the unit");
 		mc_journal_free(&back);

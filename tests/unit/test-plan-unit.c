@@ -181,8 +181,105 @@ static void test_refused(void)
 	mc_profile_free(&p);
 }
 
+/* The policies' decisions for a unit: a setting through systemd, a reclaim in its cgroup. */
+static void test_decisions(void)
+{
+	struct mc_setting set[] = {
+		{ .group = (char *)"db.service", .knob = MC_KNOB_LOW, .value = 300 * MiB + 123,
+		  .policy = "active-set", .reason = (char *)"working set 300M" },
+		{ .group = (char *)"other.service", .knob = MC_KNOB_LOW, .value = GiB,
+		  .policy = "active-set", .reason = (char *)"not this unit" },
+	};
+	struct mc_reclaim rc[] = {
+		{ .group = (char *)"db.service", .bytes = 8 * MiB, .policy = "soft-limit",
+		  .reason = (char *)"above its soft limit" },
+	};
+	struct mc_decisions dec = { .set = set, .n_set = 2, .reclaim = rc, .n_reclaim = 1 };
+	struct mc_caps v1 = caps_v2;
+	struct mc_profile p;
+	struct mc_unit_state u;
+	struct mc_plan pl = { 0 };
+	struct mc_diags d = { 0 };
+	const struct mc_step *s;
+
+	if (parse("version: 1\nparent: self\nunits:\n  db.service: {protect: active}\n", &p) < 0) {
+		tap_check(false, "profile parses");
+		return;
+	}
+	u = fresh("db.service");
+	u.cgroup = "/system.slice/db.service";
+	u.dec = &dec;
+	u.group = "db.service";
+	tap_eq_int(mc_plan_units(&p, &u, &caps_v2, &pl, &d), 0, "planned with decisions");
+	s = find(&pl, "db.service", MC_KNOB_LOW, NULL);
+	tap_check(s && s->kind == MC_STEP_UNIT && s->new_raw == 300 * MiB &&
+		  strcmp(s->policy, "active-set") == 0 && strstr(s->reason, "policy: working set"),
+		  "the working set becomes MemoryLow, page-aligned, with the policy's reason");
+	s = NULL;
+	for (size_t i = 0; i < pl.n; i++)
+		if (pl.steps[i].kind == MC_STEP_RECLAIM)
+			s = &pl.steps[i];
+	tap_check(s && s->bytes == 8 * MiB && s->cgroup &&
+		  strcmp(s->cgroup, "/system.slice/db.service") == 0 &&
+		  strcmp(s->group, "db.service") == 0, "a reclaim in the unit's own cgroup");
+	tap_eq_int((long long)mc_plan_n_changes(&pl), 1, "one change; no 'not carried out' note");
+	for (size_t i = 0; i < pl.n; i++)
+		tap_check(pl.steps[i].kind != MC_STEP_NOTE, "no note: %s", pl.steps[i].reason);
+	mc_plan_free(&pl);
+
+	v1.ver = MC_CGV1;
+	tap_eq_int(mc_plan_units(&p, &u, &v1, &pl, &d), 0, "planned on v1");
+	s = NULL;
+	for (size_t i = 0; i < pl.n; i++)
+		if (pl.steps[i].kind == MC_STEP_NOTE && pl.steps[i].file &&
+		    strcmp(pl.steps[i].file, "reclaim") == 0)
+			s = &pl.steps[i];
+	tap_check(s && strstr(s->reason, "which systemd owns"),
+		  "v1: a unit's reclaim is a note (it would lower a limit systemd owns)");
+	mc_plan_free(&pl);
+	mc_profile_free(&p);
+}
+
+/* soft_limit has no unit property and systemd does not write the file: memctl does, in the unit's cgroup. */
+static void test_unit_file(void)
+{
+	struct mc_caps patched = caps_v2;
+	struct mc_profile p;
+	struct mc_unit_state u;
+	struct mc_plan pl = { 0 };
+	struct mc_diags d = { 0 };
+	const struct mc_step *s;
+
+	patched.file[MC_KNOB_SOFT] = "memory.soft_limit";
+	patched.patched = true;
+	if (parse("version: 1\nparent: self\nunits:\n  backup.service: {soft_limit: 0}\n", &p) < 0) {
+		tap_check(false, "profile parses");
+		return;
+	}
+	u = fresh("backup.service");
+	u.cgroup = "/system.slice/backup.service";
+	u.raw[MC_KNOB_SOFT] = INF;
+	u.raw_valid[MC_KNOB_SOFT] = true;
+	tap_eq_int(mc_plan_units(&p, &u, &patched, &pl, &d), 0, "planned on the patched kernel");
+	s = find(&pl, "backup.service", MC_KNOB_SOFT, NULL);
+	tap_check(s && s->kind == MC_STEP_UNIT_FILE && s->old_raw == INF && s->new_raw == 0 &&
+		  strcmp(s->file, "memory.soft_limit") == 0 && s->cgroup &&
+		  strcmp(s->cgroup, "/system.slice/backup.service") == 0,
+		  "memory.soft_limit written in the unit's cgroup");
+	mc_plan_free(&pl);
+	u.cgroup = NULL;
+	tap_eq_int(mc_plan_units(&p, &u, &patched, &pl, &d), 0, "planned for a stopped unit");
+	s = find(&pl, "backup.service", MC_KNOB_SOFT, NULL);
+	tap_check(s && s->kind == MC_STEP_NOTE && strstr(s->reason, "no cgroup now"),
+		  "a unit without a cgroup: a note, not a write");
+	mc_plan_free(&pl);
+	mc_profile_free(&p);
+}
+
 int main(void)
 {
+	test_unit_file();
+	test_decisions();
 	test_steps();
 	test_order();
 	test_refused();

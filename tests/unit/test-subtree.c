@@ -199,6 +199,26 @@ static void test_limit(struct mc_host *h)
 	if (mc_subtree_new(h, "/a", &t) == 0 && mc_subtree_scan(t, false) >= 0)
 		tap_eq_u64(mc_subtree_limit(t), want, "the reader's limit is the same function");
 	mc_subtree_free(t);
+
+	/* the reader keeps the max files open: a change to any of them shows at the next scan */
+	t = NULL;
+	if (mc_subtree_new(h, "/a/b", &t) == 0 && mc_subtree_scan(t, false) >= 0) {
+		put("a/memory.limit_in_bytes", "268435456\n");
+		tap_check(mc_subtree_scan(t, false) >= 0, "scan after the ancestor's change");
+		tap_eq_u64(mc_subtree_limit(t), ram < 268435456 ? ram : 268435456,
+			   "an ancestor's lower max is the reader's limit at the next scan");
+		put("a/memory.limit_in_bytes", "1073741824\n");
+		put("a/b/memory.limit_in_bytes", "134217728\n");
+		tap_check(mc_subtree_scan(t, false) >= 0, "scan after the group's own change");
+		tap_eq_u64(mc_subtree_limit(t), ram < 134217728 ? ram : 134217728,
+			   "the group's own lower max too");
+		put("a/b/memory.limit_in_bytes", "536870912\n");
+		tap_check(mc_subtree_scan(t, false) >= 0, "scan after both were restored");
+		tap_eq_u64(mc_subtree_limit(t), ram < 536870912 ? ram : 536870912, "and back to 512M");
+		mc_host_effective_limit(h, "/a/b", &v);
+		tap_eq_u64(mc_subtree_limit(t), v, "the same as mc_host_effective_limit");
+	}
+	mc_subtree_free(t);
 }
 
 /* A value that does not parse: invalid and named, the rest of the snapshot intact. */

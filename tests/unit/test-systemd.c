@@ -1,5 +1,6 @@
 /* Which cgroup names are systemd units (host/systemd.c): only the unit
  * types that have a cgroup, with a non-empty name of unit characters. */
+#include <stdio.h>
 #include <string.h>
 
 #include "systemd.h"
@@ -49,5 +50,28 @@ int main(void)
 	memcpy(longname + 250, ".slice", 6);
 	tap_check(!mc_sd_is_unit_name(longname, 256), "256 bytes is not");
 	tap_eq_str(mc_sd_owner_name(MC_SD_UNDELEGATED), "undelegated", "owner names");
+	/* the unit that owns a group: the deepest unit of its path (top's UNIT column) */
+	{
+		static const struct {
+			const char *path, *unit;
+		} owners[] = {
+			{ "/system.slice/db.service/work", "db.service" },
+			{ "/user.slice/user-1000.slice/user@1000.service/app.slice/x.scope", "x.scope" },
+			{ "/system.slice", "system.slice" },
+			{ "/process_api/abc/t-47/plain/x.servicefoo", NULL },
+			{ "/", NULL },
+			{ "/a.service//b", "a.service" },
+		};
+		for (size_t i = 0; i < sizeof(owners) / sizeof(owners[0]); i++) {
+			const char *u = NULL;
+			size_t ul = 0;
+			char got[64] = "(none)";
+
+			if (mc_sd_unit_of(owners[i].path, &u, &ul))
+				snprintf(got, sizeof(got), "%.*s", (int)ul, u);
+			tap_eq_str(got, owners[i].unit ? owners[i].unit : "(none)", "unit of '%s'",
+				   owners[i].path);
+		}
+	}
 	return tap_done();
 }

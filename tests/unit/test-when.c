@@ -192,6 +192,10 @@ static void check_format(void)
 		   "2026-12-01 03:00:00.250", "format: milliseconds");
 	tap_eq_str(mc_when_format(INT64_C(1782900000) * S, buf, sizeof(buf)), "2026-07-01 12:00:00",
 		   "format: summer time");
+	tap_eq_str(mc_when_format(INT64_C(1796090400) * S + 999600000, buf, sizeof(buf)),
+		   "2026-12-01 03:00:01", "format: to the nearest millisecond, carried into the second");
+	tap_eq_str(mc_when_format(INT64_C(1796090400) * S + 1499999, buf, sizeof(buf)),
+		   "2026-12-01 03:00:00.001", "format: 1.499999 ms is 1 ms");
 	/* what format writes, parse reads back */
 	for (int64_t t = INT64_C(1792880000) * S; t < INT64_C(1792900000) * S; t += 1234 * S) {
 		struct mc_when_error e;

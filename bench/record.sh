@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The history store's costs, measured side by side (bench/bench-record.c):
+#   - bytes on disk per group per sample: real groups below our own memory
+#     cgroup recorded by the store's writer, after the first keyframe span
+#     (steady state), and a synthetic store in which a quarter of the
+#     groups' counters move every sample; with the other schemes of the
+#     same records beside the store's (per-record zstd at other levels,
+#     chunks of 32 records, a trained dictionary);
+#   - recording cost: per round, the snapshot (mc_host_snapshot), the same
+#     again (the A/A control), then the store's sample (capture: a snapshot,
+#     task counts, /proc files) and its append; the append's CPU over the
+#     snapshot's, round by round (target <= 0.10), and what the capture adds;
+#   - opening a time: mc_store_open + seek to a pseudo-random time + close
+#     in a generated store of 7 days at 5 s (120 960 samples), twice per
+#     round (open and open-aa, the A/A control);
+#   - stepping: mc_store_next and mc_store_prev in the recorded store.
+#
+#   bench/record.sh [--quick] [--groups 1000] [--rounds 96] [--gen-groups 100]
+#
+# Medians with the first and third quartile over the rounds (bench/stats.sh);
+# p: two-sided Mann-Whitney test against the snapshot's (or open's) own
+# rounds. --quick runs tiny sizes to prove it still runs; it asserts nothing.
+. "$(dirname "$0")/lib.sh"
+prereq_root
+prereq_memcg
+B=$BUILD/bench/bench-record
+need_bin "$B"
+
+NGROUPS=1000 ROUNDS=96 GEN_GROUPS=100 GEN_DAYS=7 GEN_STEP=5 OPEN_ROUNDS=21 STEP_ROUNDS=200
+[ "$B_QUICK" = 1 ] && NGROUPS=20 ROUNDS=16 GEN_GROUPS=5 GEN_DAYS=0.05 OPEN_ROUNDS=3 STEP_ROUNDS=10
+parse_opts "[--groups 1000] [--rounds 96] [--gen-groups 100]" groups rounds gen-groups
+NGROUPS=${OPT_GROUPS:-$NGROUPS} ROUNDS=${OPT_ROUNDS:-$ROUNDS} GEN_GROUPS=${OPT_GEN_GROUPS:-$GEN_GROUPS}
+WARM=8   # the first keyframe span: the steady state begins after it
+[ "$ROUNDS" -gt $((WARM + 4)) ] || die "--rounds must be more than $((WARM + 4))"
+
+host_line
+T_TMP=$(mktemp -d /var/tmp/memctl-bench-record.XXXXXX)
+trap 'cleanup; rm -rf "$T_TMP"' EXIT
+P=$T_PREFIX-$NGROUPS
+mkgroups "$T_DIR/$P" "$NGROUPS"
+"$B" cost "$T_SELF/$P" "$T_TMP/real" "$ROUNDS" > "$BENCH_RESULTS/cost.raw" || die "bench-record cost failed"
+rmgroups "$T_DIR/$P"
+
+tsv_header what value q1 q3 n target p note
+col() { awk -F'\t' -v c="$1" -v w="$WARM" 'NR > 1 && $1 >= w { print $c }' "$BENCH_RESULTS/cost.raw"; }
+# per round: column a over column b
+per() { awk -F'\t' -v a="$1" -v b="$2" -v w="$WARM" 'NR > 1 && $1 >= w && $b > 0 { print $a / $b }' "$BENCH_RESULTS/cost.raw"; }
+row() { # what target note [p] < numbers
+	local m q1 q3 n
+	read -r m q1 q3 n < <(stats_summary)
+	tsv_row "$1" "$(printf %.3f "$m")" "$(printf %.3f "$q1")" "$(printf %.3f "$q3")" "$n" "$2" "${4:--}" "$3"
+}
+groups=$(awk -F'\t' 'NR == 2 { print $7 }' "$BENCH_RESULTS/cost.raw")
+b0=$(awk -F'\t' -v w="$WARM" '$1 == w - 1 { print $6 }' "$BENCH_RESULTS/cost.raw")
+b1=$(awk -F'\t' 'END { print $6 }' "$BENCH_RESULTS/cost.raw")
+steady=$(awk -v a="$b0" -v b="$b1" -v n=$((ROUNDS - WARM)) -v g="$groups" 'BEGIN { printf "%.3f", (b - a) / n / g }')
+tsv_row "bytes/group/sample, real groups (idle), steady" "$steady" - - $((ROUNDS - WARM)) "<= 40" - \
+	"$groups groups, after the first $WARM samples"
+"$B" gen "$T_TMP/synth" 0.0417 5 "$NGROUPS" > /dev/null || die "bench-record gen failed"
+"$B" schemes "$T_TMP/synth" > "$BENCH_RESULTS/schemes-synth.tsv" || die "bench-record schemes failed"
+"$B" schemes "$T_TMP/real" > "$BENCH_RESULTS/schemes-real.tsv" || die "bench-record schemes failed"
+awk -F'\t' -v g="$NGROUPS" 'NR > 1 { printf "bytes/group/sample, synthetic busy: %s\t%s\t-\t-\t%s\t%s\t-\t%s groups, a quarter moving\n", $1, $2, $3, ($1 == "on-disk" ? "<= 40" : "-"), g }' \
+	"$BENCH_RESULTS/schemes-synth.tsv" >> "$B_TSV"
+awk -F'\t' 'NR > 1 && $1 != "on-disk" { printf "bytes/group/sample, real idle: %s\t%s\t-\t-\t%s\t-\t-\tthe same records\n", $1, $2, $3 }' \
+	"$BENCH_RESULTS/schemes-real.tsv" >> "$B_TSV"
+
+col 2 > "$T_TMP/snap"
+col 3 > "$T_TMP/aa"
+col 5 > "$T_TMP/append"
+read -r _ p < <(stats_mwu "$T_TMP/aa" "$T_TMP/snap")
+per 3 2 | row "snapshot-aa / snapshot CPU (A/A control)" "~1" "the snapshot taken twice" "$(printf %.3g "$p")"
+awk '{ print $1 * 10 }' "$T_TMP/append" > "$T_TMP/append10"
+read -r _ p < <(stats_mwu "$T_TMP/append10" "$T_TMP/snap")
+row "snapshot CPU us" - "$groups groups" < "$T_TMP/snap"
+row "append CPU us" - "encode, compress, write" < "$T_TMP/append"
+per 5 2 | row "append / snapshot CPU" "<= 0.10" "the recording cost on top of the snapshot; p: 10 x append against the snapshot" "$(printf %.3g "$p")"
+awk -F'\t' -v w="$WARM" 'NR > 1 && $1 >= w && $2 > 0 { print ($4 - $3) / $2 }' "$BENCH_RESULTS/cost.raw" |
+	row "capture extras / snapshot CPU" - "task counts (cgroup.procs), meminfo, vmstat, PSI"
+
+"$B" gen "$T_TMP/week" "$GEN_DAYS" "$GEN_STEP" "$GEN_GROUPS" > "$BENCH_RESULTS/week.txt" ||
+	die "bench-record gen failed"
+samples=$(awk '{ print $2 }' "$BENCH_RESULTS/week.txt")
+for i in $(seq 1 "$OPEN_ROUNDS"); do
+	"$B" open "$T_TMP/week" 1 | awk -F'\t' 'NR == 2 { print $2 / 1000 }' >> "$T_TMP/open"
+	"$B" open "$T_TMP/week" 1 | awk -F'\t' 'NR == 2 { print $2 / 1000 }' >> "$T_TMP/open-aa"
+done
+read -r _ p < <(stats_mwu "$T_TMP/open-aa" "$T_TMP/open")
+row "open a time, ms (p: A/A, open-aa)" "<= 50" "$samples samples over $GEN_DAYS days, $GEN_GROUPS groups; a process a round" \
+	"$(printf %.3g "$p")" < "$T_TMP/open"
+"$B" open "$T_TMP/real" "$OPEN_ROUNDS" | awk -F'\t' 'NR > 1 { print $2 / 1000 }' |
+	row "open a time, ms, real store" - "$groups groups, $ROUNDS samples"
+"$B" step "$T_TMP/real" "$STEP_ROUNDS" > "$BENCH_RESULTS/step.raw" || die "bench-record step failed"
+awk -F'\t' '$2 == "next" { print $3 / 1000 }' "$BENCH_RESULTS/step.raw" |
+	row "step next, ms" "<= 5" "$groups groups"
+awk -F'\t' '$2 == "prev" { print $3 / 1000 }' "$BENCH_RESULTS/step.raw" |
+	row "step prev, ms" "<= 5" "$groups groups (decodes from the keyframe before)"
+table
+echo "value: median of the rounds (q1, q3 quartiles; n rounds); p: Mann-Whitney against the" \
+	"snapshot's (open's) own rounds, the A/A control. Bytes count data and index files."
+echo "results: $B_TSV"
