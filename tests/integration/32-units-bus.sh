@@ -178,6 +178,9 @@ units:
   pg.service: {protect: active}
   batch.service: {soft_limit: 0}
 YAML
+mc -o json plan "$T_TMP/ws.yaml" > "$T_TMP/ws.json" 2> /dev/null
+check_eq "$(jq -r '.steps[] | select(.knob == "soft_limit") | "\(.action) \(.group) \(.cgroup)"' "$T_TMP/ws.json")" \
+	"write batch.service ${T_SELF%/}/$slice/batch.service" "plan -o json: the soft limit's step names the unit's cgroup"
 n=$(sets)
 run apply "$T_TMP/ws.yaml"
 check_rc $rc 0 "apply with the policies on units"
