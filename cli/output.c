@@ -98,7 +98,7 @@ static void plan_json(FILE *f, const struct mc_plan *plan)
 		}
 		if (s->kind == MC_STEP_UNIT)
 			fputs(",\"via\":\"systemd\"", f);
-		if (s->kind == MC_STEP_UNIT_FILE) {
+		if (s->cgroup) {   /* a unit's step in its own cgroup (UNIT_FILE, RECLAIM) */
 			fputs(",\"cgroup\":", f);
 			mc_json_str(f, s->cgroup);
 		}

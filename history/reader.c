@@ -261,7 +261,7 @@ int mc_store_range(struct mc_store_reader *r, double *ret_first, double *ret_las
 static long find_name(const struct st_shard *v, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(v[i].name, name) == 0)
+		if (v[i].name && strcmp(v[i].name, name) == 0)
 			return (long)i;
 	return -1;
 }
@@ -269,7 +269,7 @@ static long find_name(const struct st_shard *v, size_t n, const char *name)
 int mc_store_refresh(struct mc_store_reader *r)
 {
 	struct st_shard *v = NULL;
-	size_t n = 0;
+	size_t n = 0, reload[2], n_reload = 0;
 	char *why = NULL;
 	long ps = -1, ds = -1;
 	int e = st_list_shards(r->dirfd, r->dir, &v, &n, &why);
@@ -291,10 +291,11 @@ int mc_store_refresh(struct mc_store_reader *r)
 		free(v[i].name);
 		v[i] = r->sh[o];
 		r->sh[o] = (struct st_shard){ .name = NULL, .fd = -1 };
-		if (i + 1 == n && v[i].loaded) {
+		if (v[i].loaded && ((size_t)o + 1 == r->n || i + 1 == n)) {
 			/* the newest shard may have grown: its records again (a prefix is kept) */
 			v[i].loaded = false;
 			r->torn -= v[i].torn;
+			reload[n_reload++] = i;
 		}
 	}
 	st_shards_free(r->sh, r->n);
@@ -304,8 +305,9 @@ int mc_store_refresh(struct mc_store_reader *r)
 	r->pos_s = ps >= 0 ? (size_t)ps : 0;
 	r->dec_valid = ds >= 0 && r->dec_valid;
 	r->dec_s = ds >= 0 ? (size_t)ds : 0;
-	if (n && !v[n - 1].loaded && (e = load(r, n - 1)) < 0)
-		return e;
+	for (size_t i = 0; i < n_reload; i++)
+		if ((e = load(r, reload[i])) < 0)
+			return e;
 	if (r->have_pos && r->pos_i >= r->sh[r->pos_s].n)
 		r->have_pos = r->dec_valid = false;
 	return 0;

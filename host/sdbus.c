@@ -154,6 +154,9 @@ static int bus_get(struct mc_host *h, struct host_bus **ret)
 		return -ENOMEM;
 	b->err.fail = MC_BUS_OK;
 	*ret = b;
+	/* a connection systemd or the bus closed (daemon-reexec): memctl run connects again */
+	if (b->bus && sd_bus_is_open(b->bus) <= 0)
+		b->bus = sd_bus_flush_close_unref(b->bus);
 	if (b->bus)
 		return 0;
 	if (test_bus(b, &r))

@@ -4,12 +4,22 @@
 #   kernel/run-guest.sh [--baseline] [--kernel BZIMAGE] [--memctl BIN]
 #                       [--timeout SEC] [--disk MIB] [--zram SIZE]
 #                       [--append ARGS] TEST [ARG...]
+#   kernel/run-guest.sh --systemd [--deb FILE] [--out DIR] [other options]
+#                       TEST [ARG...]
 #
 # TEST is a script in tests/guest/ (e.g. 10-knobs.sh) or "shell" for an
 # interactive busybox shell.  The kernel is built (or taken from the cache)
 # by kernel/build.sh; --baseline boots the unpatched kernel.  The guest has
 # 1 GiB in two NUMA nodes of 512 MiB, two CPUs, zram swap and, unless
 # --disk 0, a scratch raw disk that /init formats as ext2.
+#
+# --systemd boots the Debian root file system of kernel/rootfs.sh instead,
+# with systemd as PID 1 on cgroup v2: TEST is a script in
+# tests/guest/systemd/ (or "shell"), the memctl package (--deb, default:
+# built with cpack from the build directory of --memctl) is installed in
+# the guest with dpkg, and what the tests leave in the guest's results
+# directory is unpacked into --out DIR (default: not kept).  See
+# tests/guest/systemd/README.md.
 #
 # Output: the serial console on stdout (and in $MEMCTL_GUEST_LOG if set).
 # Exit status: the guest test's own status from its "MEMCTL-GUEST-END rc=N"
@@ -20,6 +30,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 baseline= kernel= memctl= timeout=300 disk=1024 zram=256M append=
+systemd=0 deb= outdir=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--baseline) baseline=--baseline; shift ;;
@@ -29,6 +40,9 @@ while [ $# -gt 0 ]; do
 	--disk) disk=$2; shift 2 ;;
 	--zram) zram=$2; shift 2 ;;
 	--append) append="$append $2"; shift 2 ;;
+	--systemd) systemd=1; shift ;;
+	--deb) deb=$2; shift 2 ;;
+	--out) outdir=$2; shift 2 ;;
 	-*) echo "run-guest.sh: unknown option '$1'" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -84,37 +98,44 @@ trap 'rm -rf "$work"' EXIT
 # Snapshot memctl: a parallel rebuild of the build tree must not pull it
 # away while the initramfs is written.  Without one, the guest tests that
 # need memctl skip.
+memctl_given=$memctl
 if [ -n "$memctl" ] && cp "$memctl" "$work/memctl" 2>/dev/null; then
 	memctl=$work/memctl
 else
 	[ -n "$memctl" ] && log "warning: cannot read memctl at '$memctl'; the guest has none"
 	memctl=
 fi
-"$here/initramfs.sh" -o "$work/initramfs.cpio" --ksrc "$ksrc" ${memctl:+--memctl "$memctl"}
+if [ "$systemd" = 1 ]; then
+	# The Debian root file system with systemd as PID 1 (systemd-guest.sh).
+	. "$here/systemd-guest.sh"
+	systemd_guest_prepare
+else
+	"$here/initramfs.sh" -o "$work/initramfs.cpio" --ksrc "$ksrc" ${memctl:+--memctl "$memctl"}
 
-drive=()
-if [ "$disk" != 0 ]; then
-	truncate -s "${disk}M" "$work/disk.img"
-	drive=(-drive "file=$work/disk.img,format=raw,if=virtio,cache=unsafe")
+	drive=()
+	if [ "$disk" != 0 ]; then
+		truncate -s "${disk}M" "$work/disk.img"
+		drive=(-drive "file=$work/disk.img,format=raw,if=virtio,cache=unsafe")
+	fi
+
+	# no_timer_check: on a loaded host TCG can be too slow for the IO-APIC
+	# timer check, which then panics the boot ("IO-APIC + timer doesn't work").
+	cmdline="console=ttyS0 oops=panic panic=-1 loglevel=4 no_timer_check memctl_zram=$zram"
+	cmdline="$cmdline memctl_kernel=$([ -n "$baseline" ] && echo baseline || echo patched)"
+	[ "$test" = shell ] || cmdline="$cmdline memctl_test=$test"
+	[ -n "$args" ] && cmdline="$cmdline memctl_args=$args"
+	cmdline="$cmdline$append"
+
+	qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 1G
+		-smp 2,sockets=2,cores=1,threads=1
+		-object memory-backend-ram,id=m0,size=512M
+		-object memory-backend-ram,id=m1,size=512M
+		-numa node,nodeid=0,cpus=0,memdev=m0
+		-numa node,nodeid=1,cpus=1,memdev=m1
+		-nographic -no-reboot -nodefaults -serial stdio -display none
+		-kernel "$kernel" -initrd "$work/initramfs.cpio"
+		"${drive[@]}" -append "$cmdline")
 fi
-
-# no_timer_check: on a loaded host TCG can be too slow for the IO-APIC
-# timer check, which then panics the boot ("IO-APIC + timer doesn't work").
-cmdline="console=ttyS0 oops=panic panic=-1 loglevel=4 no_timer_check memctl_zram=$zram"
-cmdline="$cmdline memctl_kernel=$([ -n "$baseline" ] && echo baseline || echo patched)"
-[ "$test" = shell ] || cmdline="$cmdline memctl_test=$test"
-[ -n "$args" ] && cmdline="$cmdline memctl_args=$args"
-cmdline="$cmdline$append"
-
-qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 1G
-	-smp 2,sockets=2,cores=1,threads=1
-	-object memory-backend-ram,id=m0,size=512M
-	-object memory-backend-ram,id=m1,size=512M
-	-numa node,nodeid=0,cpus=0,memdev=m0
-	-numa node,nodeid=1,cpus=1,memdev=m1
-	-nographic -no-reboot -nodefaults -serial stdio -display none
-	-kernel "$kernel" -initrd "$work/initramfs.cpio"
-	"${drive[@]}" -append "$cmdline")
 
 if [ "$test" = shell ]; then
 	exec "${qemu[@]}"
@@ -123,10 +144,11 @@ fi
 out=${MEMCTL_GUEST_LOG:-$work/console.log}
 t0=$(date +%s.%N)
 set +e +o pipefail
-timeout --kill-after=5 "$timeout" "${qemu[@]}" < /dev/null 2>&1 | tr -d '\r' | tee "$out"
+timeout --kill-after=5 "$timeout" "${qemu[@]}" < /dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$out"
 rc=${PIPESTATUS[0]}
 set -e -o pipefail
 elapsed=$(echo "$(date +%s.%N) - $t0" | bc)
+if [ "$systemd" = 1 ]; then systemd_guest_results; fi
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	log "FAIL: guest did not finish within ${timeout}s"
 	exit 1

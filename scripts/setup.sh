@@ -11,7 +11,8 @@ pkgs=(build-essential cmake pkg-config libcgroup-dev libyaml-dev libreadline-dev
       libncurses-dev libzstd-dev python3 groff-base man-db tmux jq time cgroup-tools bash-completion zsh
       systemd bsdextrautils python3-prometheus-client  # bench/: systemd-cgtop, column
       dbus-daemon  # tests/integration/32-units-bus: a private bus for a stand-in systemd
-      busybox-static)  # the test host's shell and awk (tests/unit/test-stats.sh, kernel/)
+      busybox-static   # the test host's shell and awk (tests/unit/test-stats.sh, kernel/)
+      debootstrap qemu-utils)  # the systemd guest's root file system and its overlay (kernel/rootfs.sh)
 # install_missing [APT-OPTION...] -- PKG...: installs those not yet installed.
 install_missing() {
 	local opts=() missing=() p sudo=""
@@ -55,7 +56,10 @@ done
 
 case $flavour in
 release) opts=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr) ;;
-test)    opts=(-DCMAKE_BUILD_TYPE=Debug -DMEMCTL_SANITIZE=ON -DMEMCTL_WERROR=ON -DMEMCTL_FAULT_INJECTION=ON) ;;
+# The test flavour installs where the package does (prefix /usr), so that the
+# .deb cpack makes from it (the systemd guest's) is laid out as shipped.
+test)    opts=(-DCMAKE_BUILD_TYPE=Debug -DMEMCTL_SANITIZE=ON -DMEMCTL_WERROR=ON -DMEMCTL_FAULT_INJECTION=ON
+               -DCMAKE_INSTALL_PREFIX=/usr -UMEMCTL_SYSTEMD_UNITDIR) ;;
 *)       echo "usage: $0 release|test" >&2; exit 2 ;;
 esac
 cmake -S . -B "build/$flavour" "${opts[@]}" >/dev/null

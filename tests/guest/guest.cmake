@@ -68,3 +68,6 @@ set_tests_properties(bench-guest/quick PROPERTIES
   TIMEOUT 1800
   RESOURCE_LOCK memctl-guest
   ENVIRONMENT "MEMCTL=$<TARGET_FILE:memctl>;MEMCTL_GUEST_TIMEOUT=300")
+
+# The systemd guest: a Debian root file system with systemd as PID 1.
+include(${CMAKE_CURRENT_LIST_DIR}/systemd/systemd.cmake)

@@ -6,7 +6,9 @@
 # to the next and previous sample and stop at the ends; t goes to a time
 # (absolute, or -10m from the sample shown) and refuses a bad one in the
 # status line; e edits nothing; the detail pane shows the recorded values;
-# q leaves a sane terminal. A bad -t is refused before the screen starts.
+# q leaves a sane terminal; over what memctl run --record wrote, the second
+# line names the run and the selected group's decision shows with its
+# reason. A bad -t is refused before the screen starts.
 . "$(dirname "$0")/lib.sh"
 prereq_root
 prereq_memcg
@@ -106,6 +108,26 @@ for i in $(seq 1 100); do grep -q icanon "$T_TMP/done" 2> /dev/null && break; sl
 check_eq "$(head -n 1 "$T_TMP/done" 2> /dev/null)" "rc=0" "q exits with status 0"
 grep -qE '(^| )icanon' "$T_TMP/done" && pass "terminal restored" || fail "terminal modes: $(cat "$T_TMP/done")"
 tm kill-session -t replay
+
+# the decisions memctl run recorded: the second line names the run, the
+# selected group's decision with its reason is shown in full
+cat > "$T_TMP/run.yaml" <<YAML
+version: 1
+parent: self
+groups:
+  $P-run:
+    max: 64M
+    groups:
+      a:
+        max: 32M
+YAML
+mc run "$T_TMP/run.yaml" --once --record "$T_TMP/runstore" > "$T_TMP/run.out" 2>&1
+check_rc $? 0 "memctl run --once --record"
+tmux_start runrec 110 30 "env TERM=xterm-256color XDG_CONFIG_HOME=$T_TMP/xdg $MEMCTL top --replay $T_TMP/runstore --sort group; sleep 600"
+expect "\| run [0-9]+: #1 [0-9.]+s before" "the second line names the run recorded with the sample"
+keys /; text "$P-run"; keys Enter Down
+expect "^profile: $MAXF \(new\) -> 32M: profile: max 32M" "the selected group's recorded decision, with its reason"
+tm kill-session -t runrec
 
 # a bad -t is refused before the screen starts, naming the option and the text
 tmux_start bad 100 10 "sh -c '$MEMCTL top --replay $STORE -t \"10 ago\" 2>&1; echo rc=\$?; sleep 600'"

@@ -5,7 +5,9 @@
 # values the kernel's files had then (limits and task counts exactly, usage
 # within what the files said around the sample), with the groups that
 # existed then and no others; --from/--to and -t choose samples; bad times
-# are refused naming the option and the text.
+# are refused naming the option and the text; the decisions memctl run
+# --record recorded are those replay gives, with their reasons; a corrupt
+# record is named and stepped over.
 . "$(dirname "$0")/lib.sh"
 prereq_root
 prereq_memcg
@@ -61,6 +63,25 @@ u2=$(jq -r '.groups[] | select(.group == "web") | .usage' <<< "$(sed -n 2p "$T_T
 # guest a memctl start costs seconds). Each JSON query sorts by a column of
 # its own, so its lines can be told apart by their "sort"; the refused ones
 # are named by their line in the shell's "failed (exit status N)" message.
+# a store memctl run --record wrote (its decisions are checked below), and a
+# copy of the phases' store with its second record corrupted
+cat > "$T_TMP/run.yaml" <<YAML
+version: 1
+parent: self
+groups:
+  $P-run:
+    max: 64M
+    groups:
+      a:
+        max: 32M
+YAML
+mc run "$T_TMP/run.yaml" --once --record "$T_TMP/runstore" > "$T_TMP/run.out" 2>&1
+check_rc $? 0 "memctl run --once --record"
+cp -a "$STORE" "$T_TMP/bad"
+mci=$(ls "$T_TMP/bad"/*.mci | head -n 1) mcd=$(ls "$T_TMP/bad"/*.mcd | head -n 1)
+# the second record's offset: index entries of 32 bytes after a 32-byte header, offset at 8
+off=$(od -An -t u8 -j $((32 + 32 + 8)) -N 8 "$mci" | tr -d ' ')
+printf '\377\377\377\377' | dd of="$mcd" bs=1 seek=$((off + 40)) conv=notrunc 2> /dev/null
 mid=$(awk -v a="${SAMPLE_T[2]}" -v b="${SAMPLE_T[3]}" 'BEGIN { printf "%.3f", (a + b) / 2 }')
 local_t=$(date -d "@${SAMPLE_T[1]%.*}" '+%Y-%m-%d %H:%M:%S')
 R="top -b --replay $STORE"
@@ -84,6 +105,8 @@ $R --from @2000 --to @1000
 $R -t now --from @1000
 top -b -t now --replay $T_TMP/nothing-here
 top -b -t now
+top -b --replay $T_TMP/runstore -o json --sort inactive
+top -b --replay $T_TMP/bad -o json --sort thp
 QUERIES
 mc shell --keep-going -f "$T_TMP/queries" > "$T_TMP/q.out" 2> "$T_TMP/q.err"
 check_rc $? 2 "the queries ran; the last refused one's status"
@@ -119,17 +142,22 @@ refused 17 "memctl: -t shows one sample, --from and --to a span: give one or the
 refused 18 "memctl: cannot read the store in '$T_TMP/nothing-here'"
 refused 19 "memctl: -t is a time of a recorded history: it needs --replay DIR"
 
-# a corrupt record: said, stepped over (the samples around it still print), exit 2
-cp -a "$STORE" "$T_TMP/bad"
-mci=$(ls "$T_TMP/bad"/*.mci | head -n 1) mcd=$(ls "$T_TMP/bad"/*.mcd | head -n 1)
-# the second record's offset: index entries of 32 bytes after a 32-byte header, offset at 8
-off=$(od -An -t u8 -j $((32 + 32 + 8)) -N 8 "$mci" | tr -d ' ')
-printf '\377\377\377\377' | dd of="$mcd" bs=1 seek=$((off + 40)) conv=notrunc 2> /dev/null
-mc top -b --replay "$T_TMP/bad" -o json > "$T_TMP/bad.out" 2> "$T_TMP/bad.err"
-check_rc $? 2 "a store with a corrupt record"
-check_eq "$(jq -r .time "$T_TMP/bad.out" | tr '\n' ' ')" "${SAMPLE_T[1]} ${SAMPLE_T[3]} " \
-	"the samples before and after the corrupt one still print"
-grep -qF "warning: skipping a record of '$T_TMP/bad': '$mcd': record at $off: " "$T_TMP/bad.err" &&
-	pass "the corrupt record is named: $(head -n 1 "$T_TMP/bad.err")" ||
-	fail "corrupt record: $(cat "$T_TMP/bad.err")"
+# the decisions memctl run recorded with the sample are those replay gives
+grep '^{' "$T_TMP/q.out" | jq -c 'select(.sort == "inactive")' > "$T_TMP/run.json"
+check_eq "$(jq -r '.runs | length' "$T_TMP/run.json")" 1 "the sample holds the run that recorded it"
+check_eq "$(jq -r --arg g "$P-run/a" '.groups[] | select(.group == $g) | .max' "$T_TMP/run.json")" \
+	"$(kval "$P-run/a" "$MAXF")" "the recorded max of $P-run/a is the kernel's"
+got=$(jq -r --arg g "$P-run/a" '.groups[] | select(.group == $g) | .decisions[] |
+	select(.kind == "write") | "\(.policy) \(.knob) \(.new) \(.reason)"' "$T_TMP/run.json")
+check_eq "$got" "profile $MAXF 33554432 profile: max 32M" "its decision as recorded: the write and its reason"
+grep -q "$P-run/a: $MAXF (new) -> 32M: profile: max 32M" "$T_TMP/run.out" &&
+	pass "the same decision memctl run reported" || fail "run said: $(cat "$T_TMP/run.out")"
+
+# the corrupt record: said, stepped over (the samples around it still print), exit 2
+grep -q "queries:21: .* failed (exit status 2)" "$T_TMP/q.err" && pass "a store with a corrupt record: exit 2" ||
+	fail "the corrupt store's line did not fail with 2: $(cat "$T_TMP/q.err")"
+check_eq "$(at thp)" "${SAMPLE_T[1]} ${SAMPLE_T[3]} " "the samples before and after the corrupt one still print"
+grep -qF "warning: skipping a record of '$T_TMP/bad': '$mcd': record at $off: " "$T_TMP/q.err" &&
+	pass "the corrupt record is named: $(grep -F "skipping a record" "$T_TMP/q.err")" ||
+	fail "corrupt record: $(cat "$T_TMP/q.err")"
 summary

@@ -22,8 +22,9 @@ FAKE=${MEMCTL_BUILD_DIR:?}/tests/fake-systemd
 [ -x "$FAKE" ] || { echo "no $FAKE"; exit 1; }
 
 T_TMP=$(mktemp -d)
-bus_pid= fake_pid= ws_pid=
+bus_pid= fake_pid= ws_pid= run_pid=
 stop_all() {
+	[ -n "$run_pid" ] && kill "$run_pid" 2>/dev/null && wait "$run_pid" 2>/dev/null
 	[ -n "$ws_pid" ] && kill "$ws_pid" 2>/dev/null && wait "$ws_pid" 2>/dev/null
 	[ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null && wait "$fake_pid" 2>/dev/null
 	[ -n "$bus_pid" ] && kill "$bus_pid" 2>/dev/null
@@ -44,19 +45,30 @@ cat > "$T_TMP/bus.conf" <<XML
   </policy>
 </busconfig>
 XML
-dbus-daemon --config-file="$T_TMP/bus.conf" --fork --print-address=3 --print-pid=4 \
-	3> "$T_TMP/addr" 4> "$T_TMP/pid" || { echo "dbus-daemon did not start"; exit 1; }
-bus_pid=$(cat "$T_TMP/pid")
-export MEMCTL_TEST_SYSTEMD_BUS=$(head -n1 "$T_TMP/addr")
+# start_bus, start_fake: the private bus and the stand-in on it (both again
+# for the restart below; the address carries no guid, so that memctl can
+# connect to a new daemon at the same path)
+start_bus() {
+	dbus-daemon --config-file="$T_TMP/bus.conf" --fork --print-pid=4 4> "$T_TMP/pid" ||
+		{ echo "dbus-daemon did not start"; exit 1; }
+	bus_pid=$(cat "$T_TMP/pid")
+}
+start_fake() {
+	FAKE_SYSTEMD_CGROOT=$T_MOUNT "$FAKE" "$MEMCTL_TEST_SYSTEMD_BUS" "$T_TMP/log" db.service \
+		backup.service masked.service=masked old.service=old locked.service=refuse \
+		"pg.service=loaded:${T_SELF%/}/$slice/pg.service" \
+		"batch.service=loaded:${T_SELF%/}/$slice/batch.service" > "$T_TMP/ready" &
+	fake_pid=$!
+	line=
+	read -r -t 60 line < "$T_TMP/ready"
+}
+export MEMCTL_TEST_SYSTEMD_BUS=unix:path=$T_TMP/bus
 mkfifo "$T_TMP/ready"
 slice=$T_PREFIX.slice
 mkparent "$slice" && mkdir "$T_DIR/$slice/pg.service" "$T_DIR/$slice/batch.service" ||
 	{ echo "cannot make the units' groups"; exit 1; }
-FAKE_SYSTEMD_CGROOT=$T_MOUNT "$FAKE" "$MEMCTL_TEST_SYSTEMD_BUS" "$T_TMP/log" db.service backup.service masked.service=masked \
-	old.service=old locked.service=refuse "pg.service=loaded:${T_SELF%/}/$slice/pg.service" \
-	"batch.service=loaded:${T_SELF%/}/$slice/batch.service" > "$T_TMP/ready" &
-fake_pid=$!
-read -r -t 60 line < "$T_TMP/ready"
+start_bus
+start_fake
 check_eq "$line" ready "the stand-in owns org.freedesktop.systemd1"
 # prop UNIT PROPERTY: as the bus answers it
 prop() {
@@ -166,6 +178,9 @@ units:
   pg.service: {protect: active}
   batch.service: {soft_limit: 0}
 YAML
+mc -o json plan "$T_TMP/ws.yaml" > "$T_TMP/ws.json" 2> /dev/null
+check_eq "$(jq -r '.steps[] | select(.knob == "soft_limit") | "\(.action) \(.group) \(.cgroup)"' "$T_TMP/ws.json")" \
+	"write batch.service ${T_SELF%/}/$slice/batch.service" "plan -o json: the soft limit's step names the unit's cgroup"
 n=$(sets)
 run apply "$T_TMP/ws.yaml"
 check_rc $rc 0 "apply with the policies on units"
@@ -189,6 +204,31 @@ run plan "$T_TMP/ws.yaml"
 echo "$out" | head -n1 | grep -q ": 0 changes$" &&
 	pass "a plan right after: within the deadband, nothing for systemd" || fail "plan: $out"
 kill "$ws_pid"; wait "$ws_pid" 2>/dev/null; ws_pid=
+
+# memctl run across a restart of the bus, as after systemd's daemon-reexec:
+# the connection it kept is closed, and it connects again.
+printf 'version: 1\nparent: self\ninterval: 1s\nunits:\n  backup.service: {max: 96M}\n' > "$T_TMP/r.yaml"
+# sets_of N: waits (30 s at most) until the stand-ins have set backup's MemoryMax 96M N times
+sets_of() {
+	local i
+	for i in $(seq 1 300); do
+		[ "$(grep -c "^set backup.service MemoryMax $((96 * M))$" "$T_TMP/log")" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+n=$(grep -c "^set backup.service MemoryMax $((96 * M))$" "$T_TMP/log")
+"$MEMCTL" run "$T_TMP/r.yaml" > "$T_TMP/run.log" 2>&1 &
+run_pid=$!
+sets_of $((n + 1)) && pass "run sets MemoryMax through the bus" || fail "run: $(cat "$T_TMP/run.log")"
+kill "$fake_pid"; wait "$fake_pid" 2>/dev/null
+kill "$bus_pid"
+start_bus
+start_fake
+check_eq "$line" ready "a new bus, a new stand-in (its MemoryMax back to infinity)"
+sets_of $((n + 2)) && pass "run connected again and set it again" ||
+	fail "run after the restart: $(cat "$T_TMP/run.log")"
+kill "$run_pid"; wait "$run_pid" 2>/dev/null; run_pid=
 
 # No systemd answering on the bus: "no systemd bus".
 kill "$fake_pid"; wait "$fake_pid" 2>/dev/null; fake_pid=

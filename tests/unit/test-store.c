@@ -446,6 +446,45 @@ static void test_retention(void)
 	tap_check(n == 0 && err == 0, "the oldest samples are gone (%d, %d)", n, err);
 }
 
+/* A reader open while the writer appends: refresh takes in the new records and shards. */
+static void test_refresh(void)
+{
+	struct mc_store_opts o = { .keyframe_every = 8 };
+	struct mc_hist_sample got = { 0 };
+	struct mc_store_reader *rd;
+	struct mc_store_writer *w;
+	const char *why = "";
+	int n = 0, r;
+
+	rmstore();
+	tap_eq_int(mc_store_writer_open(dir, &o, &w, NULL), 0, "writer for refresh");
+	for (unsigned k = 0; k < 10; k++) {
+		mc_hist_sample_release(&want[k]);
+		make_sample(&want[k], k, T0 + k * 3600, 4);
+		mc_store_append(w, &want[k]);
+	}
+	tap_eq_int(mc_store_open(dir, &rd, NULL), 0, "reader opens the store being written");
+	while (mc_store_next(rd, &got) == 0)
+		n++;
+	tap_eq_int(n, 10, "it reads what was written so far");
+	/* 10 more, 3 hours apart: into the next day's shard too */
+	for (unsigned k = 10; k < 20; k++) {
+		mc_hist_sample_release(&want[k]);
+		make_sample(&want[k], k, T0 + 9 * 3600 + (k - 9) * 3 * 3600, 4);
+		mc_store_append(w, &want[k]);
+	}
+	tap_eq_int(mc_store_next(rd, &got), -ENODATA, "nothing new before the refresh");
+	tap_eq_int(mc_store_refresh(rd), 0, "refresh");
+	for (n = 10; (r = mc_store_next(rd, &got)) == 0 && n < 20 && sample_same(&want[n], &got, &why); n++)
+		;
+	tap_eq_int(n, 20, "after it, the position goes on into the new records and shards (%s)", why);
+	r = mc_store_prev(rd, &got);
+	tap_check(r == 0 && sample_same(&want[18], &got, &why), "and steps back across the old ones");
+	mc_hist_sample_release(&got);
+	mc_store_close(rd);
+	mc_store_writer_close(w);
+}
+
 static void test_trust(void)
 {
 	struct mc_store_writer *w, *w2;
@@ -482,6 +521,7 @@ int main(void)
 	test_torn();
 	test_corrupt();
 	test_retention();
+	test_refresh();
 	test_trust();
 	rmstore();
 	for (int k = 0; k < N; k++)

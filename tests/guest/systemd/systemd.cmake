@@ -1,0 +1,23 @@
+# The systemd guest (tests/guest/systemd/README.md): one boot per kernel
+# runs every test of tests/guest/systemd in order.  Included from
+# tests/guest/guest.cmake; label guest.  The first run also builds the root
+# file system (kernel/rootfs.sh, cached in /var/cache/memctl-rootfs).
+set(MEMCTL_SYSTEMD_GUEST_DIR ${CMAKE_CURRENT_LIST_DIR})
+foreach(kind patched baseline)
+  if(kind STREQUAL "patched")
+    set(name guest/systemd)
+    set(kopt "")
+  else()
+    set(name guest/systemd-baseline)
+    set(kopt --baseline)
+  endif()
+  add_test(NAME ${name}
+    COMMAND bash ${MEMCTL_SYSTEMD_GUEST_DIR}/host.sh ${kopt}
+            --out ${CMAKE_BINARY_DIR}/guest-systemd-${kind} all)
+  set_tests_properties(${name} PROPERTIES
+    LABELS guest
+    SKIP_RETURN_CODE 77
+    TIMEOUT 1800
+    RESOURCE_LOCK memctl-guest
+    ENVIRONMENT "MEMCTL=$<TARGET_FILE:memctl>;MEMCTL_GUEST_TIMEOUT=1200")
+endforeach()
