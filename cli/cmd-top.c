@@ -252,6 +252,13 @@ static int replay_open(struct mc_ctx *ctx, const struct top_opts *o,
 		free(why);
 		return r == -ENOMEM ? MC_EXIT_HOST : MC_EXIT_INVALID;
 	}
+	/* the parent is the one recorded: a different -p is an error, not ignored */
+	if (ctx->parent && strcmp(ctx->parent, "self") != 0 && strcmp(ctx->parent, src->parent) != 0) {
+		mc_err("-p '%s': the store in '%s' recorded the groups below '%s'; leave -p out "
+		       "or give that parent", ctx->parent, o->replay, src->parent);
+		top_source_free(src);
+		return MC_EXIT_INVALID;
+	}
 	if (top_model_init_source(ret, ctx->host, src->parent, src) < 0) {
 		mc_err("out of memory");
 		return MC_EXIT_HOST;

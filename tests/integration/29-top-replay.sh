@@ -141,6 +141,11 @@ refused 16 "memctl: --from '@2000' is after --to '@1000'"
 refused 17 "memctl: -t shows one sample, --from and --to a span: give one or the other"
 refused 18 "memctl: cannot read the store in '$T_TMP/nothing-here'"
 refused 19 "memctl: -t is a time of a recorded history: it needs --replay DIR"
+# -p names a live parent: one other than the store's is refused, not ignored
+mc -p /memctl-no-such-parent top -b --replay "$STORE" -t now > /dev/null 2> "$T_TMP/p.err"
+check_rc $? 2 "-p other than the recorded parent"
+grep -qF -- "-p '/memctl-no-such-parent': the store in '$STORE' recorded the groups below" "$T_TMP/p.err" &&
+	pass "says which parent the store recorded" || fail "-p: $(cat "$T_TMP/p.err")"
 
 # the decisions memctl run recorded with the sample are those replay gives
 grep '^{' "$T_TMP/q.out" | jq -c 'select(.sort == "inactive")' > "$T_TMP/run.json"

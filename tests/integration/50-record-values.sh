@@ -41,7 +41,7 @@ samples() {
 # waits (bounded) until the store has at least $1 samples
 wait_samples() {
 	local i
-	for i in $(seq 1 200); do
+	for i in $(seq 1 600); do
 		[ "$(samples)" -ge "$1" ] && return 0
 		sleep 0.05
 	done
@@ -55,7 +55,9 @@ knob() {
 }
 stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$T_DIR/$1/memory.stat"; }
 
-"$MEMCTL" record -p "self/$P" --dir "$S" --interval 100ms 2> "$T_TMP/rec.log" &
+# fewer samples on a slow test host (the QEMU guest sets MEMCTL_TEST_SCALE): each dump reads them all
+IVAL=$([ -n "${MEMCTL_TEST_SCALE:-}" ] && echo 500ms || echo 100ms)
+"$MEMCTL" record -p "self/$P" --dir "$S" --interval "$IVAL" 2> "$T_TMP/rec.log" &
 rec_pid=$!
 wait_samples 1 || fail "no first sample: $(cat "$T_TMP/rec.log")"
 
@@ -82,8 +84,9 @@ for size in $sizes; do
 	# a sample taken wholly after that moment: the second one from now
 	echo "$i $((n0 + 2))" >> "$T_TMP/which"
 	wait_samples $((n0 + 2)) || fail "step $i: no sample after keeping the files"
-	[ "$(kval "$P/a" $usage_f)" = "$(awk -v i=$i '$1 == i { print $2 }' "$T_TMP/kept")" ] ||
-		fail "step $i: usage moved while the workload was stopped (the check would be void)"
+	# anonymous memory is exact (usage is not: see the slack below)
+	[ "$(stat_of "$P/a" $anon_key)" = "$(awk -v i=$i '$1 == i { print $4 }' "$T_TMP/kept")" ] ||
+		fail "step $i: memory moved while the workload was stopped (the check would be void)"
 done
 kill "$rec_pid"; wait "$rec_pid"; rc=$?
 rec_pid=

@@ -65,8 +65,9 @@ dd if=/dev/zero of="$M/fill" bs=4k status=none 2>/dev/null
 "$MEMCTL" run --no-mlock --record "$M/run-store" "$T_TMP/p.yaml" 2> "$T_TMP/rec.log" &
 rec_pid=$!
 wait_log "recording paused" || fail "run: no pause: $(cat "$T_TMP/rec.log")"
-for _ in $(seq 1 100); do [ "$(kval "$P/g1" $limit_file)" = $((96 << 20)) ] && break; sleep 0.05; done
+for _ in $(seq 1 300); do [ "$(kval "$P/g1" $limit_file)" = $((96 << 20)) ] && break; sleep 0.1; done
 check_eq "$(kval "$P/g1" $limit_file)" $((96 << 20)) "run applied its profile with the store's disk full"
+[ "$(kval "$P/g1" $limit_file)" = $((96 << 20)) ] || cat "$T_TMP/rec.log"
 grep -q "memctl run goes on controlling" "$T_TMP/rec.log" && pass "and says it goes on" ||
 	fail "run's line: $(grep paused "$T_TMP/rec.log")"
 kill "$rec_pid"; wait "$rec_pid"; rc=$?
