@@ -51,8 +51,14 @@ systemd_guest_prepare() {
 			apt-get -o DPkg::Lock::Timeout=600 install -y -q qemu-utils >&2; } ||
 			{ log "qemu-img (qemu-utils) is not installed"; exit 77; }
 	fi
-	img=$("$here/rootfs.sh" | tail -n1) || rc=$?
-	[ "$rc" = 0 ] || exit "$rc"
+	# A cached image is booted under a shared lock only: rootfs.sh takes
+	# its exclusive one just to look, which would wait for every guest
+	# booting the image.
+	img=$("$here/rootfs.sh" --print-path)
+	if [ ! -f "$img" ]; then
+		img=$("$here/rootfs.sh" | tail -n1) || rc=$?
+		[ "$rc" = 0 ] || exit "$rc"
+	fi
 	# Hold the image's lock shared while we boot it, so that rootfs.sh does
 	# not prune it under us.
 	exec 6<"$img.lock"

@@ -34,6 +34,9 @@ wait_until() {
 		sleep 0.1
 	done
 }
+# is VALUE COMMAND...: COMMAND prints VALUE (for wait_until, which must run
+# the command each time: "$(...)" in its arguments is expanded only once).
+is() { local want=$1; shift; [ "$("$@" 2>/dev/null)" = "$want" ]; }
 # prop UNIT PROPERTY: one property of a unit, as systemctl show prints it.
 prop() { systemctl show -P "$2" "$1"; }
 # cgroup_of UNIT: the unit's cgroup path below $CG.

@@ -75,7 +75,7 @@ for t in $tests; do
 	# bench/NAME is a guest benchmark (bench/guest/NAME), anything else a test.
 	case $t in
 	bench/*) script=$in/$t tmo=7200 ;;
-	*) script=$in/tests/$t tmo=600 ;;
+	*) script=$in/tests/$t tmo=900 ;;
 	esac
 	(cd "$in/tests" && timeout $tmo bash "$script" $args)
 	trc=$?

@@ -17,7 +17,7 @@ foreach(kind patched baseline)
   set_tests_properties(${name} PROPERTIES
     LABELS guest
     SKIP_RETURN_CODE 77
-    TIMEOUT 1800
+    TIMEOUT 2400
     RESOURCE_LOCK memctl-guest
-    ENVIRONMENT "MEMCTL=$<TARGET_FILE:memctl>;MEMCTL_GUEST_TIMEOUT=1200")
+    ENVIRONMENT "MEMCTL=$<TARGET_FILE:memctl>;MEMCTL_GUEST_TIMEOUT=1800")
 endforeach()
