@@ -140,11 +140,12 @@ fi
 cat > "$T_TMP/p.yaml" <<YAML
 version: 1
 parent: $BASE
-interval: 100ms
+interval: 2s
 groups:
   a:
     max: 256M
 YAML
+# (interval 2s: it bounds how long a write may take, and the guest is slow)
 R=$T_TMP/run-store
 { kill -CONT "$hog_pid"; kill "$hog_pid"; wait "$hog_pid"; } 2>/dev/null
 hog_pid=
