@@ -553,6 +553,18 @@ static void log_stop(struct run *run, int sig, bool mlock)
 			RUN_WARMUP_INTERVALS, run->steady_faults, mlock ? "locked" : "not locked");
 }
 
+/* The loop's callbacks of each interval's plan (req->dry_run set). */
+static void set_callbacks(struct run *run, struct mc_plan_req *req)
+{
+	req->arg = run;
+	req->notes = on_notes;
+	req->step_done = req->dry_run ? on_dry_step : on_step;
+	req->reclaim_done = on_reclaim;
+	req->ret_peak = &run->peak;
+	if (run->recording)
+		req->snapshot = on_snapshot;
+}
+
 static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
 	const struct run_opts *o = opts;
@@ -582,13 +594,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 	mc_loop_block_signals(&set);
 
 	mc_err_sink = (struct mc_err_sink){ on_error, &run };
-	req.arg = &run;
-	req.notes = on_notes;
-	req.step_done = req.dry_run ? on_dry_step : on_step;
-	req.reclaim_done = on_reclaim;
-	req.ret_peak = &run.peak;
-	if (run.recording)
-		req.snapshot = on_snapshot;
+	set_callbacks(&run, &req);
 	ctx->no_wait = true;   /* a held lock skips an interval instead of stalling the loop */
 	ctx->quiet = true;
 	run_log(&run, 6, "running '%s' every %llu ms%s", path, (unsigned long long)p.interval_ms,
