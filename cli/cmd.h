@@ -336,8 +336,9 @@ struct mc_plan_req {
 	/* each reclaim's outcome */
 	void (*reclaim_done)(void *arg, const struct mc_step *s, int err, uint64_t reclaimed);
 	unsigned *ret_peak;       /* most reclaims in flight at once */
-	long write_budget_ms;     /* writes and reclaims end this long after the start (0: each
-	                             write bounded alone), so a slow one cannot stall run */
+	long write_budget_ms;     /* writes and reclaims end this long after the first write
+	                             (0: each write bounded alone), so a slow one cannot stall
+	                             run */
 	bool prune;               /* apply --prune: also remove memctl's groups the profile dropped */
 	/*
 	 * The snapshot of the profile's parent the plan was made from, read at
