@@ -166,23 +166,41 @@ struct mc_ws_state {
 };
 
 /*
+ * What one interval shows of a group's use of its pages, for mc_ws_update.
+ * touched: bytes seen coming back into use since the last interval besides
+ * refaults: pages activated (v2's pgactivate), or where the host counts no
+ * activations (v1) the growth of the active lists.
+ */
+struct mc_ws_sample {
+	uint64_t active;        /* active_anon + active_file */
+	uint64_t refault;       /* bytes refaulted since the last interval */
+	uint64_t touched;
+	uint64_t usage;         /* MC_SIZE_MAX: unknown */
+};
+
+/*
  * One interval of the working-set estimate (protect: active). raw = active
- * + refault_bytes (pages that came back were part of the working set).
+ * + refault (pages that came back were part of the working set), seen =
+ * raw + touched (pages in use this interval, though not all on the active
+ * list when it was read).
  *   - It rises at once to raw: a job that grows is protected in the same
  *     interval.
- *   - It holds while raw stays within the deadband below it (mc_deadband),
- *     and for `hold` more intervals after raw fell further: the kernel
- *     moves pages to the inactive list between a job's passes over them
- *     (and on v1 nothing says they are still being read), so a falling
- *     active size alone is no sign that the job stopped using its pages.
- *   - After the hold it follows raw down by mc_ws_estimate's smoothing.
- *   - It never exceeds usage + refault_bytes (memory the job freed is not
- *     its working set any more: a job that shrinks is followed at once;
- *     usage MC_SIZE_MAX: unknown) nor max, and is rounded up to page.
+ *   - It holds while seen stays within the deadband below it (mc_deadband):
+ *     the kernel moves a job's pages to the inactive list while the job
+ *     reads them, and the job brings them back (activations, refaults), so
+ *     while that evidence covers the estimate it does not decay, however
+ *     long the active size stays down.
+ *   - Without that evidence it holds `hold` more intervals (a job between
+ *     two passes over its pages has not stopped using them; on v1 nothing
+ *     counts activations), then follows seen down by mc_ws_estimate's
+ *     smoothing.
+ *   - It never exceeds usage + refault (memory the job freed is not its
+ *     working set any more: a job that shrinks is followed at once) nor
+ *     max, and is rounded up to page.
  * Updates *st and returns the estimate.
  */
-uint64_t mc_ws_update(struct mc_ws_state *st, uint64_t active, uint64_t refault_bytes,
-		      uint64_t usage, uint64_t max, double alpha, unsigned hold, uint64_t page);
+uint64_t mc_ws_update(struct mc_ws_state *st, const struct mc_ws_sample *in, uint64_t max,
+		      double alpha, unsigned hold, uint64_t page);
 
 /*
  * The deadband of a derived limit or protection near v: max(1% of v,

@@ -839,6 +839,7 @@ int host_fault_init(struct mc_host *h)
 	const char *fail = getenv("MEMCTL_FAIL_WRITE");
 	const char *stop = getenv("MEMCTL_STOP_AFTER_WRITE");
 	const char *slow = getenv("MEMCTL_SLOW_WRITE");
+	const char *slow_snap = getenv("MEMCTL_SLOW_SNAPSHOT");
 	int r;
 
 	for (size_t i = 0; fail && *fail; i++) {
@@ -860,6 +861,13 @@ int host_fault_init(struct mc_host *h)
 		    parse_count(colon + 1, colon + 1 + strlen(colon + 1), &ms) < 0 || ms > 3600000)
 			return -EINVAL;
 		h->slow_write_ms = (long)ms;
+	}
+	if (slow_snap && *slow_snap) {
+		unsigned long ms;
+
+		if (parse_count(slow_snap, slow_snap + strlen(slow_snap), &ms) < 0 || ms > 3600000)
+			return -EINVAL;
+		h->slow_snapshot_ms = (long)ms;
 	}
 	if (stop && *stop)
 		return parse_count(stop, stop + strlen(stop), &h->stop_after_write);

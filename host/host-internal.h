@@ -75,6 +75,7 @@ struct mc_host {
 	unsigned long stop_after_write; /* 0: off */
 	unsigned long slow_write_at;    /* MEMCTL_SLOW_WRITE's K (0: off) */
 	long slow_write_ms;             /* and how long that write is delayed */
+	long slow_snapshot_ms;          /* MEMCTL_SLOW_SNAPSHOT: each snapshot's delay */
 
 	long write_timeout_ms;          /* each write's bound (0: none) */
 	long write_deadline_ms;         /* CLOCK_MONOTONIC ms writes must end by (0: none) */

@@ -108,7 +108,7 @@ tm kill-session -t replay
 # selected group's decision with its reason is shown in full
 record_run
 tmux_start runrec 110 30 "env TERM=xterm-256color XDG_CONFIG_HOME=$T_TMP/xdg $MEMCTL top --replay $T_TMP/runstore --sort group; sleep 600"
-expect "\| run [0-9]+: #1 [0-9.]+s before" "the second line names the run recorded with the sample"
+expect "\| run [0-9]+: #1 [0-9.]+s after" "the second line names the run that recorded the sample, whose interval ended after reading it"
 keys /; text "$P-run"; keys Enter Down
 expect "^profile: $MAXF \(new\) -> 32M: profile: max 32M" "the selected group's recorded decision, with its reason"
 tm kill-session -t runrec

@@ -136,6 +136,7 @@ static void test_ws_update(void)
 		size_t n;
 		uint64_t active[6], refault[6], usage[6];
 		uint64_t want[6];
+		uint64_t touched[6];
 	} c[] = {
 		/* 60 and 58 are 4M and 6M below 64M, for 1 and 2 intervals; the
 		 * next pass makes the pages active again before the hold of 3 ends */
@@ -158,6 +159,21 @@ static void test_ws_update(void)
 		  { 60 * M, 60 * M } },
 		/* 10M + 1 byte, up to a page */
 		{ "rounded up to a page", 0, 1, { 10 * M + 1 }, { 0 }, { UNL }, { 10 * M + K4 } },
+		/* active 40M for 6 intervals, but 24M (23.5M: within the 1M
+		 * deadband) of pages come back into use every interval: no decay */
+		{ "a job whose pages come back into use keeps its estimate", 64 * M, 6,
+		  { 40 * M, 40 * M, 40 * M, 40 * M, 40 * M, 40 * M }, { 0 },
+		  { UNL, UNL, UNL, UNL, UNL, UNL },
+		  { 64 * M, 64 * M, 64 * M, 64 * M, 64 * M, 64 * M },
+		  { 24 * M, 24 * M, 23 * M + 512 * 1024, 24 * M, 24 * M, 24 * M } },
+		/* it uses 16M of them: 40 + 8 = 48M seen; after the hold of 3:
+		 * 64 + 0.5 (48 - 64) = 56, then 56 + 0.5 (48 - 56) = 52 */
+		{ "evidence for part of it: follows what is in use", 64 * M, 5,
+		  { 40 * M, 40 * M, 40 * M, 40 * M, 40 * M }, { 0 }, { UNL, UNL, UNL, UNL, UNL },
+		  { 64 * M, 64 * M, 64 * M, 56 * M, 52 * M }, { 8 * M, 8 * M, 8 * M, 8 * M, 8 * M } },
+		/* activations are pages on the active list already: they do not raise it */
+		{ "activations do not raise it", 32 * M, 2, { 32 * M, 32 * M }, { 0 }, { UNL, UNL },
+		  { 32 * M, 32 * M }, { 20 * M, 20 * M } },
 	};
 
 	for (size_t i = 0; i < N(c); i++) {
@@ -165,8 +181,9 @@ static void test_ws_update(void)
 		bool ok = true;
 
 		for (size_t k = 0; k < c[i].n; k++) {
-			uint64_t e = mc_ws_update(&st, c[i].active[k], c[i].refault[k], c[i].usage[k], UNL,
-						  0.5, 3, 4096);
+			struct mc_ws_sample in = { c[i].active[k], c[i].refault[k], c[i].touched[k],
+						   c[i].usage[k] };
+			uint64_t e = mc_ws_update(&st, &in, UNL, 0.5, 3, 4096);
 
 			if (e != c[i].want[k] || st.est != e) {
 				printf("#   interval %zu: got %llu, want %llu\n", k + 1,
@@ -180,11 +197,13 @@ static void test_ws_update(void)
 		struct mc_ws_state st = { .est = 64 * M, .below = 2 };
 
 		/* 63.5M is within the deadband (1M): the count starts over */
-		tap_eq_u64(mc_ws_update(&st, 63 * M + 512 * 1024, 0, UNL, UNL, 0.5, 3, 4096), 64 * M,
+		tap_eq_u64(mc_ws_update(&st, &(struct mc_ws_sample){ 63 * M + 512 * 1024, 0, 0, UNL },
+					UNL, 0.5, 3, 4096), 64 * M,
 			   "working set: within the deadband it holds");
 		tap_eq_int(st.below, 0, "working set: within the deadband the hold starts over");
 		st = (struct mc_ws_state){ 0 };
-		tap_eq_u64(mc_ws_update(&st, 100 * M, 0, UNL, 80 * M, 0.5, 3, 4096), 80 * M,
+		tap_eq_u64(mc_ws_update(&st, &(struct mc_ws_sample){ 100 * M, 0, 0, UNL }, 80 * M, 0.5,
+					3, 4096), 80 * M,
 			   "working set: capped at max");
 	}
 }
@@ -782,13 +801,19 @@ static void test_decide_v2(void)
  * The deadband on memory.low (v2): web's working set is 250M (active 100 +
  * 150); its live low is 8K below, within the deadband (1% of 250M - 8K is
  * 2.5M): the live value is kept, so nothing is written. 3M below is beyond
- * it: 250M is written.
+ * it: 250M is written. The same for the low a stock soft limit sets:
+ * batch (soft limit 64M) at usage 50M gets memory.low 50M; its live low
+ * 8K above (the usage moved) is kept, 10M below is not. And a working set
+ * that fell is followed down: 240M live is 10M below 250M, so 250M is
+ * written; 260M live (last interval's) is 10M above, so 250M too.
  */
 static void test_v2_low_deadband(void)
 {
 	struct mc_policy_config cfg = { .headroom = 24 * M, .cpus = 2 };
-	static const uint64_t live[] = { 250 * M - 8192, 247 * M };
-	static const uint64_t want[] = { 250 * M - 8192, 250 * M };
+	static const uint64_t live[] = { 250 * M - 8192, 247 * M, 260 * M };
+	static const uint64_t want[] = { 250 * M - 8192, 250 * M, 250 * M };
+	static const uint64_t live_b[] = { 50 * M + 8192, 40 * M, 50 * M };
+	static const uint64_t want_b[] = { 50 * M + 8192, 50 * M, 50 * M };
 	struct mc_group_spec g[4];
 	struct gdef rows[N(v2_rows)];
 	struct mc_profile p;
@@ -798,21 +823,133 @@ static void test_v2_low_deadband(void)
 		struct mc_policy *pol;
 		struct mc_snapshot s;
 		struct mc_decisions d;
-		uint64_t got = 0;
+		uint64_t got = 0, got_b = 0;
 
 		if (mc_policy_new(&cfg, &pol) < 0)
 			abort();
 		memcpy(rows, v2_rows, sizeof(rows));
 		rows[1].raw[MC_KNOB_LOW] = live[i];
+		rows[2].raw[MC_KNOB_LOW] = live_b[i];
+		rows[2].usage = 50 * M;
 		snap_build(&s, rows, N(rows), 2 * G);
 		if (mc_policy_decide(pol, &p, &s, &caps_v2, &d, NULL) < 0)
 			abort();
 		for (size_t k = 0; k < d.n_set; k++)
-			if (strcmp(d.set[k].group, "web") == 0 && d.set[k].knob == MC_KNOB_LOW)
+			if (d.set[k].knob == MC_KNOB_LOW && strcmp(d.set[k].group, "web") == 0)
 				got = d.set[k].value;
+			else if (d.set[k].knob == MC_KNOB_LOW && strcmp(d.set[k].group, "batch") == 0)
+				got_b = d.set[k].value;
 		tap_eq_u64(got, want[i], "v2 low deadband: live %llu", (unsigned long long)live[i]);
+		tap_eq_u64(got_b, want_b[i], "v2 soft-limit low deadband: live %llu",
+			   (unsigned long long)live_b[i]);
 		mc_decisions_free(&d);
 		mc_snapshot_free(&s);
+		mc_policy_free(pol);
+	}
+}
+
+/*
+ * One interval of a job re-reading its 64M (usage 66M) below a 1G parent,
+ * with active_file active, pgactivate activations so far (v2; 0: the v1
+ * snapshot, which has none) and memory.low live (v2). Returns the decided
+ * memory.low (v2) and the estimate.
+ */
+static uint64_t ws_interval(struct mc_policy *pol, bool v2, uint64_t active, uint64_t activations,
+			    uint64_t live_low, uint64_t *ret_est)
+{
+	struct gdef rows[] = {
+		{ "", { 1 * G, UNL, 0, 0, NA, UNL }, 200 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "job", { UNL, UNL, live_low, 0, NA, UNL }, 66 * M,
+		  { { "active_file", active }, { "inactive_file", 66 * M - active },
+		    { "workingset_refault_file", 0 }, { v2 ? "pgactivate" : NULL, activations } },
+		  { { { 0 } } }, 0, 0 },
+	};
+	struct mc_group_spec g[1];
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.numa = MC_NUMA_OFF, .groups = g, .n_groups = 1 };
+	struct mc_snapshot s;
+	struct mc_decisions d;
+	uint64_t low = 0;
+
+	if (!v2)
+		rows[1].raw[MC_KNOB_LOW] = NA;
+	spec_init(&g[0], "job");
+	g[0].protect = MC_PROTECT_ACTIVE;
+	snap_build(&s, rows, N(rows), 1 * G);
+	if (mc_policy_decide(pol, &p, &s, v2 ? &caps_v2 : &caps_v1, &d, NULL) < 0)
+		abort();
+	for (size_t i = 0; i < d.n_set; i++)
+		if (strcmp(d.set[i].group, "job") == 0 && d.set[i].knob == MC_KNOB_LOW)
+			low = d.set[i].value;
+	if (mc_policy_working_set(pol, "job", ret_est) < 0)
+		abort();
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+	return low;
+}
+
+/*
+ * The estimate does not decay while the job keeps touching its pages. The
+ * job's first pass makes all 64M active; from then on the kernel keeps
+ * moving its pages to the inactive list and its passes bring them back:
+ *   - v2: active 40M, and 6144 pages (24M) activated every interval: 40 +
+ *     24 = 64M in use, so memory.low stays 64M for 24 intervals, with no
+ *     write after the first. The same job idle (no activations): after the
+ *     hold (10 intervals) the estimate follows the active size down, 64 +
+ *     0.3 (40 - 64) = 56.8M at interval 12, and memory.low with it.
+ *   - v1 (no activation counter): active 40M and 52M by turns; the 12M it
+ *     grows by in every other interval are pages back in use (52 + 12 =
+ *     64M), so the estimate stays 64M; without that it would decay after
+ *     the hold, as the 40M intervals are 24M below it.
+ */
+static void test_ws_in_use(void)
+{
+	struct mc_policy_config cfg = { .cpus = 1 };
+
+	for (int idle = 0; idle <= 1; idle++) {
+		struct mc_policy *pol;
+		uint64_t low = 0, est = 0, act = 1000, low_at = 0;
+		size_t writes = 0, decayed_at = 0;
+
+		if (mc_policy_new(&cfg, &pol) < 0)
+			abort();
+		for (size_t k = 1; k <= 25; k++) {
+			uint64_t next = ws_interval(pol, true, k == 1 ? 64 * M : 40 * M, act, low, &est);
+
+			writes += next != low;
+			if (!decayed_at && est < 64 * M) {
+				decayed_at = k;
+				low_at = next;
+			}
+			low = next;
+			if (!idle)
+				act += 24 * M / K4;
+		}
+		if (!idle) {
+			tap_check(decayed_at == 0 && low == 64 * M && writes == 1,
+				  "ws in use, v2: memory.low stays 64M over 25 intervals, written once (est %llu, low %llu, writes %zu)",
+				  (unsigned long long)est, (unsigned long long)low, writes);
+		} else {
+			tap_check(decayed_at == 12,
+				  "ws idle, v2: the estimate follows the active size after the hold, at interval 12 (%zu)",
+				  decayed_at);
+			tap_check(low_at < 56 * M + 900 * 1024 && low_at > 56 * M,
+				  "ws idle, v2: memory.low follows it down (%llu)", (unsigned long long)low_at);
+		}
+		mc_policy_free(pol);
+	}
+	{
+		struct mc_policy *pol;
+		uint64_t est = 0, lowest = UNL;
+
+		if (mc_policy_new(&cfg, &pol) < 0)
+			abort();
+		for (size_t k = 1; k <= 25; k++) {
+			ws_interval(pol, false, k == 1 ? 64 * M : k % 2 ? 52 * M : 40 * M, 0, 0, &est);
+			if (est < lowest)
+				lowest = est;
+		}
+		tap_eq_u64(lowest, 64 * M, "ws in use, v1: active growth keeps the estimate at 64M");
 		mc_policy_free(pol);
 	}
 }
@@ -1496,6 +1633,7 @@ int main(void)
 	test_decide_valid_chain();
 	test_v1_deadband();
 	test_v2_low_deadband();
+	test_ws_in_use();
 	test_converge();
 	test_units();
 	return tap_done();
