@@ -15,6 +15,7 @@
 #   created_setup                           REC, ABS and two profiles of the tests
 #                                           of the record of created groups
 #   apply_old                               old.yaml applied; before, writes of new.yaml
+#   golden NAME < OUTPUT                    OUTPUT byte for byte against tests/golden/NAME
 #   fail MSG / pass MSG / check_eq GOT WANT MSG / summary
 
 set -u
@@ -37,6 +38,23 @@ summary() {
 	echo "# $T_NAME: $((T_CHECKS - T_FAILS))/$T_CHECKS checks passed"
 	[ "$T_CHECKS" -gt 0 ] || { echo "no checks ran"; exit 1; }
 	[ "$T_FAILS" -eq 0 ]
+}
+
+# One check: stdin byte for byte against the golden file tests/golden/NAME,
+# the difference shown when it fails; MEMCTL_REGEN_GOLDEN=1 rewrites the
+# file instead. (Feed it from a file: in a pipeline it would run in a
+# subshell, and its check would not count.)
+golden() {
+	local d
+	if [ "${MEMCTL_REGEN_GOLDEN:-}" = 1 ]; then
+		cat > "$SRC/tests/golden/$1"
+		pass "regenerated $1"
+	elif d=$(diff -u "$SRC/tests/golden/$1" -); then
+		pass "$1 matches"
+	else
+		fail "$1 differs:"
+		echo "$d"
+	fi
 }
 
 prereq_root() { [ "$(id -u)" -eq 0 ] || skip "needs root to create cgroups"; }
