@@ -115,6 +115,8 @@ int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc
 			pl.have_plan = false;   /* handed over */
 		}
 	}
+	if (pl.have_snap && req->snapshot)
+		req->snapshot(req->arg, &pl.snap, pl.snap_time);
 	mc_pipeline_release(&pl);
 	return rc;
 }

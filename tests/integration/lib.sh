@@ -9,6 +9,10 @@
 #   T_STATE     a private state dir (lock + journal)
 #   mc ARGS     runs memctl with the private state dir
 #   one_group_profile FILE [KEY=VALUE...]   a profile of the group $T_PREFIX-g
+#   tree_profile FILE GROUP [PATH=VALUE...] a profile of GROUP and groups below it
+#   apply_tree MSG [PATH=VALUE...]          T_TMP, P; $T_TMP/p.yaml of $P, applied
+#   created_setup                           REC, ABS and two profiles of the tests
+#                                           of the record of created groups
 #   fail MSG / pass MSG / check_eq GOT WANT MSG / summary
 
 set -u
@@ -102,13 +106,70 @@ disk_tmpdir() {
 # Writes to FILE a profile of one group, $T_PREFIX-g below our cgroup, with
 # the settings given as KEY=VALUE (default: max=64M).
 one_group_profile() {
-	local f=$1 kv
+	local f=$1
 	shift
 	[ $# -gt 0 ] || set -- max=64M
-	{
-		printf 'version: 1\nparent: self\ngroups:\n  %s:\n' "$T_PREFIX-g"
-		for kv; do printf '    %s: %s\n' "${kv%%=*}" "${kv#*=}"; done
-	} > "$f"
+	tree_profile "$f" "$T_PREFIX-g" "$@"
+}
+
+# Writes to FILE a profile of GROUP below our cgroup and of groups below
+# it: KEY=VALUE is a setting of GROUP, CHILD/KEY=VALUE (CHILD/GRANDCHILD/...)
+# one of a group below it, and CHILD/ alone a group with no settings
+# (written {}). Groups come in the order they are first named.
+tree_profile() {
+	local f=$1 g=$2
+	shift 2
+	{ printf 'version: 1\nparent: self\ngroups:\n  %s:\n' "$g"; tree_yaml "" "    " "$@"; } > "$f"
+}
+
+# tree_yaml REL INDENT PATH=VALUE...: the body of the group REL (relative to
+# tree_profile's GROUP, "" for GROUP itself), indented by INDENT.
+tree_yaml() {
+	local rel=$1 in=$2 a p c body kids=()
+	shift 2
+	for a; do
+		p=${a%%=*}
+		if [ -n "$rel" ]; then
+			case $p in "$rel"/*) p=${p#"$rel"/} ;; *) continue ;; esac
+		fi
+		case $p in
+		*/*) c=${p%%/*}; [[ " ${kids[*]} " == *" $c "* ]] || kids+=("$c") ;;
+		?*) printf '%s%s: %s\n' "$in" "$p" "${a#*=}" ;;
+		esac
+	done
+	[ ${#kids[@]} -gt 0 ] && printf '%sgroups:\n' "$in"
+	for c in "${kids[@]}"; do
+		body=$(tree_yaml "${rel:+$rel/}$c" "$in    " "$@")
+		if [ -n "$body" ]; then printf '%s  %s:\n%s\n' "$in" "$c" "$body"
+		else printf '%s  %s: {}\n' "$in" "$c"; fi
+	done
+	return 0
+}
+
+# Sets T_TMP (a directory removed on exit) and P (the test's group,
+# $T_PREFIX), writes $T_TMP/p.yaml, tree_profile's profile of $P with the
+# settings given, and applies it: one check, named MSG.
+apply_tree() {
+	local msg=$1
+	shift
+	T_TMP=$(mktemp -d)
+	P=$T_PREFIX
+	tree_profile "$T_TMP/p.yaml" "$P" "$@"
+	mc -q apply "$T_TMP/p.yaml"
+	check_rc $? 0 "$msg"
+}
+
+# For the tests of the record of the groups memctl created: T_TMP, P, REC
+# (the record), ABS ($P's absolute cgroup path) and two profiles of $P,
+# $T_TMP/keep.yaml (the group keep below it) and $T_TMP/two.yaml (keep, r1
+# with a soft limit, r2).
+created_setup() {
+	T_TMP=$(mktemp -d)
+	P=$T_PREFIX
+	REC=$T_STATE/created
+	ABS=${T_SELF%/}/$P
+	tree_profile "$T_TMP/keep.yaml" "$P" keep/max=64M
+	tree_profile "$T_TMP/two.yaml" "$P" keep/max=64M r1/max=48M r1/soft_limit=8M r2/max=40M
 }
 
 # kernel file value of group (relative to our cgroup)
