@@ -9,10 +9,12 @@
 #   T_STATE     a private state dir (lock + journal)
 #   mc ARGS     runs memctl with the private state dir
 #   one_group_profile FILE [KEY=VALUE...]   a profile of the group $T_PREFIX-g
-#   tree_profile FILE GROUP [PATH=VALUE...] a profile of GROUP and groups below it
+#   tree_profile FILE GROUP [PATH=VALUE...] [-- GROUP ...]
+#                                           a profile of GROUPs and groups below them
 #   apply_tree MSG [PATH=VALUE...]          T_TMP, P; $T_TMP/p.yaml of $P, applied
 #   created_setup                           REC, ABS and two profiles of the tests
 #                                           of the record of created groups
+#   apply_old                               old.yaml applied; before, writes of new.yaml
 #   fail MSG / pass MSG / check_eq GOT WANT MSG / summary
 
 set -u
@@ -115,11 +117,27 @@ one_group_profile() {
 # Writes to FILE a profile of GROUP below our cgroup and of groups below
 # it: KEY=VALUE is a setting of GROUP, CHILD/KEY=VALUE (CHILD/GRANDCHILD/...)
 # one of a group below it, and CHILD/ alone a group with no settings
-# (written {}). Groups come in the order they are first named.
+# (written {}). Groups come in the order they are first named. "--" starts
+# the next group below our cgroup, with its own settings.
 tree_profile() {
-	local f=$1 g=$2
-	shift 2
-	{ printf 'version: 1\nparent: self\ngroups:\n  %s:\n' "$g"; tree_yaml "" "    " "$@"; } > "$f"
+	local f=$1 g a body args=()
+	shift
+	{
+		printf 'version: 1\nparent: self\ngroups:\n'
+		while [ $# -gt 0 ]; do
+			g=$1 args=()
+			shift
+			while [ $# -gt 0 ]; do
+				a=$1
+				shift
+				[ "$a" = -- ] && break
+				args+=("$a")
+			done
+			body=$(tree_yaml "" "    " "${args[@]}")
+			if [ -n "$body" ]; then printf '  %s:\n%s\n' "$g" "$body"
+			else printf '  %s: {}\n' "$g"; fi
+		done
+	} > "$f"
 }
 
 # tree_yaml REL INDENT PATH=VALUE...: the body of the group REL (relative to
@@ -157,6 +175,16 @@ apply_tree() {
 	tree_profile "$T_TMP/p.yaml" "$P" "$@"
 	mc -q apply "$T_TMP/p.yaml"
 	check_rc $? 0 "$msg"
+}
+
+# For the tests of an interrupted apply: applies $T_TMP/old.yaml (one
+# check), keeps the state of our groups (state_dump) in before and the
+# number of writes the plan of $T_TMP/new.yaml makes in writes.
+apply_old() {
+	mc -q apply "$T_TMP/old.yaml"
+	check_rc $? 0 "apply the old state"
+	before=$(state_dump)
+	writes=$(plan_writes "$T_TMP/new.yaml")
 }
 
 # For the tests of the record of the groups memctl created: T_TMP, P, REC
