@@ -141,6 +141,27 @@ static void interval_done(struct run *r, int rc)
 	}
 }
 
+/*
+ * A derived setting that stopped moving after a change, with the number of
+ * intervals in a row it was written (the engine's count): how fast the
+ * decision converged.
+ */
+static void log_settled(const struct run *r, const struct mc_decisions *dec)
+{
+	const struct mc_caps *caps = mc_host_caps(r->ctx->host);
+
+	for (size_t i = 0; i < dec->n_settled; i++) {
+		const struct mc_settled *st = &dec->settled[i];
+		const char *file = caps->file[st->knob] ? caps->file[st->knob]
+							     : mc_knob_info(st->knob)->name;
+		char v[MC_UNITS_MARK_LEN];
+
+		run_log(r, 6, "%s: %s converged after %u interval%s at %s (%s)", st->group, file,
+			st->intervals, st->intervals == 1 ? "" : "s", mc_fmt_size(st->value, v),
+			st->policy);
+	}
+}
+
 static void on_notes(void *arg, const struct mc_decisions *dec, const struct mc_diags *diags)
 {
 	struct run *r = arg;
@@ -151,6 +172,7 @@ static void on_notes(void *arg, const struct mc_decisions *dec, const struct mc_
 	for (size_t i = 0; i < dec->n_notes; i++)
 		if (first_time(r, dec->notes[i]))
 			run_log(r, 5, "note: %s", dec->notes[i]);
+	log_settled(r, dec);
 	for (size_t i = 0; i < diags->n; i++) {
 		char *s;
 

@@ -43,7 +43,9 @@
  *    v1, which counts no activations, what the active lists grew by - is
  *    within the deadband of it); without that evidence it holds for ws_hold
  *    intervals (a job between passes over its pages is still using them),
- *    then follows what is seen in use down; it never exceeds usage plus
+ *    then comes down to what is seen in use within MC_WS_RELEASE (3)
+ *    intervals, so what is derived from it converges as fast as a cap
+ *    does after a workload change; it never exceeds usage plus
  *    refaults, and is capped at the group's max. memory.stat keys
  *    are v2's on every host (the host layer renames v1's total_* ones). The
  *    estimate (or the size of protect: SIZE) is a floor for the split
@@ -88,19 +90,27 @@
  * value is emitted again, because the planner would otherwise write the
  * profile's static value over it (a value the deadband keeps is emitted as
  * the live value). The planner drops writes equal to the live value.
+ * Convergence: each emitted value is compared with the live one; a group
+ * counts, per knob, the intervals in a row whose value was not live (each a
+ * write), and the first interval whose value is live reports the count in
+ * the decisions' settled list (what memctl run logs as "converged after N
+ * intervals"). Reclaims are not counted: emulating high on v1 reclaims
+ * every interval for as long as the group runs above it.
  * Reasons and notes carry every size in one unit (units.h), chosen with the
  * setting's old and new value so that a log line showing them is in one
  * unit too. Settings of one group never break min <= low <= high <= max:
  * a derived low is clamped below the (derived) high and max.
  *
- * State (smoothed working sets, refault and fallback counters, NUMA
- * deficits and round-robin positions) is kept per group path. A group not
+ * State (smoothed working sets, refault, activation and fallback counters,
+ * the last active sizes, the moving counts, NUMA deficits and round-robin
+ * positions) is kept per group path. A group not
  * seen in a call has its state dropped at the end of that call: a group of
  * that name seen later is a new group with a new workload. Everything a
  * call computes is committed only when the call succeeds, so a failed call
  * (-ENOMEM) leaves the state as it was, except for empty entries.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +134,7 @@ struct gstate {
 	bool activate_valid;
 	uint64_t active;         /* last active size, bytes */
 	bool active_valid;
+	unsigned moving[K];      /* intervals in a row the derived value was not the live one */
 	uint64_t fallback;       /* last THP fallback counter */
 	bool fallback_valid;
 	int64_t *deficit;        /* NUMA deficit per node */
@@ -192,6 +203,7 @@ struct node {
 	uint64_t emu;                      /* usage above an emulated high */
 	/* share of the parent's demand */
 	uint64_t take, first;
+	unsigned moving[K];                /* pol's moving[] to commit */
 	/* NUMA state to commit */
 	bool numa_touched;
 	int64_t *new_deficit;
@@ -404,10 +416,49 @@ void mc_decisions_free(struct mc_decisions *d)
 	}
 	for (size_t i = 0; i < d->n_notes; i++)
 		free(d->notes[i]);
+	for (size_t i = 0; i < d->n_settled; i++)
+		free(d->settled[i].group);
 	free(d->set);
 	free(d->reclaim);
 	free(d->notes);
+	free(d->settled);
 	memset(d, 0, sizeof(*d));
+}
+
+/*
+ * Convergence of setting st, pushed for node nd: a value that is not the
+ * live one (a write) extends the group's run of moving intervals for that
+ * knob; the live value ends the run, and a run that ended is reported.
+ */
+static int track_settled(struct build *b, const struct mc_setting *st)
+{
+	struct node *nd = NULL;
+	const struct gstate *gs;
+	struct mc_settled *out;
+
+	for (size_t i = 1; i < b->len && !nd; i++)
+		if (strcmp(b->n[i].path, st->group) == 0)
+			nd = &b->n[i];
+	if (!nd || nd->st == NO_NODE)
+		return 0;	/* not on the host yet: nothing to compare with */
+	gs = &b->pol->g[nd->st];
+	if (!nd->g->raw_valid[st->knob] || nd->g->raw[st->knob] != st->value) {
+		nd->moving[st->knob] = gs->moving[st->knob] + (gs->moving[st->knob] < UINT_MAX);
+		return 0;
+	}
+	nd->moving[st->knob] = 0;
+	if (!gs->moving[st->knob])
+		return 0;
+	if (mc_array_reserve(&b->d.settled, &b->d.cap_settled, b->d.n_settled + 1,
+			     sizeof(*b->d.settled)) < 0)
+		return -ENOMEM;
+	out = &b->d.settled[b->d.n_settled];
+	*out = (struct mc_settled){ .knob = st->knob, .value = st->value,
+				    .intervals = gs->moving[st->knob], .policy = st->policy };
+	if (!(out->group = strdup(st->group)))
+		return -ENOMEM;
+	b->d.n_settled++;
+	return 0;
 }
 
 /* Takes ownership of reason (NULL: out of memory). */
@@ -427,7 +478,7 @@ static int push_setting(struct build *b, const char *group, const char *policy, 
 		return -ENOMEM;
 	}
 	b->d.set[b->d.n_set++] = st;
-	return 0;
+	return track_settled(b, &st);
 }
 
 /* Takes ownership of reason and node_bytes. */
@@ -1425,6 +1476,7 @@ static void commit(struct build *b)
 		st->activate = nd->activate_now;
 		st->active_valid = true;
 		st->active = nd->active;
+		memcpy(st->moving, nd->moving, sizeof(st->moving));
 		st->fallback_valid = nd->fallback_now_valid;
 		st->fallback = nd->fallback_now;
 		if (!nd->numa_touched)
