@@ -141,6 +141,27 @@ static void interval_done(struct run *r, int rc)
 	}
 }
 
+/*
+ * A derived setting that stopped moving after a change, with the number of
+ * intervals in a row it was written (the engine's count): how fast the
+ * decision converged.
+ */
+static void log_settled(const struct run *r, const struct mc_decisions *dec)
+{
+	const struct mc_caps *caps = mc_host_caps(r->ctx->host);
+
+	for (size_t i = 0; i < dec->n_settled; i++) {
+		const struct mc_settled *st = &dec->settled[i];
+		const char *file = caps->file[st->knob] ? caps->file[st->knob]
+							     : mc_knob_info(st->knob)->name;
+		char v[MC_UNITS_MARK_LEN];
+
+		run_log(r, 6, "%s: %s converged after %u interval%s at %s (%s)", st->group, file,
+			st->intervals, st->intervals == 1 ? "" : "s", mc_fmt_size(st->value, v),
+			st->policy);
+	}
+}
+
 static void on_notes(void *arg, const struct mc_decisions *dec, const struct mc_diags *diags)
 {
 	struct run *r = arg;
@@ -151,6 +172,7 @@ static void on_notes(void *arg, const struct mc_decisions *dec, const struct mc_
 	for (size_t i = 0; i < dec->n_notes; i++)
 		if (first_time(r, dec->notes[i]))
 			run_log(r, 5, "note: %s", dec->notes[i]);
+	log_settled(r, dec);
 	for (size_t i = 0; i < diags->n; i++) {
 		char *s;
 
@@ -187,9 +209,17 @@ static const char *line_reclaim(const struct mc_step *s, int shift, char *buf, s
 	return buf;
 }
 
-static void on_step(void *arg, const struct mc_step *s)
+/* run --record: the interval's snapshot is the store's sample (one read of the tree). */
+static void on_snapshot(void *arg, struct mc_snapshot *snap, double time)
 {
 	struct run *r = arg;
+
+	recorder_take(&r->recorder, r->ctx->host, snap, time);
+}
+
+/* A step, done or (dry run) planned, as run's log and published state show it. */
+static void log_step(struct run *r, const struct mc_step *s)
+{
 	char *line = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -217,6 +247,15 @@ static void on_step(void *arg, const struct mc_step *s)
 		line[len - 1] = '\0';
 	run_log(r, s->kind == MC_STEP_NOTE ? 5 : 6, "%s", line);
 	free(line);
+}
+
+static void on_step(void *arg, const struct mc_step *s)
+{
+	struct run *r = arg;
+
+	if (r->recording)
+		recorder_step(&r->recorder, s);
+	log_step(r, s);
 }
 
 static void on_reclaim(void *arg, const struct mc_step *s, int err, uint64_t got)
@@ -247,7 +286,7 @@ static void on_dry_step(void *arg, const struct mc_step *s)
 			line_reclaim(s, s->reason ? mc_units_of_line(s->reason) : -1, v, sizeof(v)),
 			s->reason ? s->reason : "");
 	else
-		on_step(arg, s);
+		log_step(arg, s);
 }
 
 /* Export warnings are notes about the host: logged once each, like notes. */
@@ -536,6 +575,18 @@ static void log_stop(struct run *run, int sig, bool mlock)
 			RUN_WARMUP_INTERVALS, run->steady_faults, mlock ? "locked" : "not locked");
 }
 
+/* The loop's callbacks of each interval's plan (req->dry_run set). */
+static void set_callbacks(struct run *run, struct mc_plan_req *req)
+{
+	req->arg = run;
+	req->notes = on_notes;
+	req->step_done = req->dry_run ? on_dry_step : on_step;
+	req->reclaim_done = on_reclaim;
+	req->ret_peak = &run->peak;
+	if (run->recording)
+		req->snapshot = on_snapshot;
+}
+
 static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
 {
 	const struct run_opts *o = opts;
@@ -565,11 +616,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 	mc_loop_block_signals(&set);
 
 	mc_err_sink = (struct mc_err_sink){ on_error, &run };
-	req.arg = &run;
-	req.notes = on_notes;
-	req.step_done = req.dry_run ? on_dry_step : on_step;
-	req.reclaim_done = on_reclaim;
-	req.ret_peak = &run.peak;
+	set_callbacks(&run, &req);
 	ctx->no_wait = true;   /* a held lock skips an interval instead of stalling the loop */
 	ctx->quiet = true;
 	run_log(&run, 6, "running '%s' every %llu ms%s", path, (unsigned long long)p.interval_ms,

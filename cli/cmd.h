@@ -336,9 +336,18 @@ struct mc_plan_req {
 	/* each reclaim's outcome */
 	void (*reclaim_done)(void *arg, const struct mc_step *s, int err, uint64_t reclaimed);
 	unsigned *ret_peak;       /* most reclaims in flight at once */
-	long write_budget_ms;     /* writes and reclaims end this long after the start (0: each
-	                             write bounded alone), so a slow one cannot stall run */
+	long write_budget_ms;     /* writes and reclaims end this long after the first write
+	                             (0: each write bounded alone), so a slow one cannot stall
+	                             run */
 	bool prune;               /* apply --prune: also remove memctl's groups the profile dropped */
+	/*
+	 * The snapshot of the profile's parent the plan was made from, read at
+	 * unix time time (run --record: the history's sample, so that the tree
+	 * is read once an interval). The callee may move its parts out; it is
+	 * freed after. Called whenever the snapshot was taken, whether or not
+	 * the plan could be made.
+	 */
+	void (*snapshot)(void *arg, struct mc_snapshot *snap, double time);
 };
 
 /* A policy engine configured for this host (CPUs, swap). 0 or an exit code. */

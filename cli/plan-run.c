@@ -115,6 +115,8 @@ int mc_make_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc
 			pl.have_plan = false;   /* handed over */
 		}
 	}
+	if (pl.have_snap && req->snapshot)
+		req->snapshot(req->arg, &pl.snap, pl.snap_time);
 	mc_pipeline_release(&pl);
 	return rc;
 }
@@ -363,7 +365,6 @@ static void run_reclaims(struct mc_ctx *ctx, struct mc_lock *lock, const struct 
 
 int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req)
 {
-	long start = mc_host_now_ms();
 	struct mc_lock *lock;
 	struct mc_plan plan;
 	char *parent = NULL;
@@ -389,8 +390,14 @@ int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_
 	if (req->dry_run) {
 		rc = MC_EXIT_OK;
 	} else {
+		/*
+		 * The budget starts with the first write, not with the interval:
+		 * waiting for another memctl's lock or a slow snapshot must not use
+		 * it up, or no write of this interval would even be tried.
+		 */
 		if (req->write_budget_ms > 0)
-			mc_host_set_write_deadline(ctx->host, start + req->write_budget_ms);
+			mc_host_set_write_deadline(ctx->host,
+						   mc_host_now_ms() + req->write_budget_ms);
 		rc = mc_run_writes(ctx, lock, &plan);
 		if (rc == MC_EXIT_OK)
 			run_reclaims(ctx, lock, &plan, p->concurrency, req);

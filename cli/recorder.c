@@ -109,21 +109,47 @@ static void append(struct recorder *r)
 	r->written++;
 }
 
+/* A failed read of the tree for the store, logged once per cause. */
+static void capture_failed(struct recorder *r, const char *parent, int e)
+{
+	if (e != r->last_err)
+		mc_loop_log(r->journal, r->who, 3, "cannot read '%s' for the store: %s", parent,
+			    mc_strerror(e));
+	r->last_err = e;
+}
+
+void recorder_take(struct recorder *r, struct mc_host *h, struct mc_snapshot *snap, double time)
+{
+	int e = mc_hist_capture_snapshot(h, snap, time, &r->s);
+
+	r->pending = e == 0;
+	if (e < 0)
+		capture_failed(r, snap->parent, e);
+}
+
+void recorder_step(struct recorder *r, const struct mc_step *s)
+{
+	/* a sample that cannot follow a step is dropped: recorder_sample reads the tree */
+	if (r->pending && mc_hist_sample_step(&r->s, s) < 0)
+		r->pending = false;
+}
+
 void recorder_sample(struct recorder *r, struct mc_host *h, const char *parent,
 		     const struct mc_runstate *run)
 {
 	char **notes = NULL;
 	size_t n_notes = 0;
 	struct timespec now;
-	int e;
+	int e = 0;
 
-	clock_gettime(CLOCK_REALTIME, &now);
-	e = mc_hist_capture(h, parent, (double)now.tv_sec + now.tv_nsec / 1e9, &r->s, &notes, &n_notes);
+	if (!r->pending) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		e = mc_hist_capture(h, parent, (double)now.tv_sec + now.tv_nsec / 1e9, &r->s,
+				    &notes, &n_notes);
+	}
+	r->pending = false;
 	if (e < 0) {
-		if (e != r->last_err)
-			mc_loop_log(r->journal, r->who, 3, "cannot read '%s' for the store: %s", parent,
-				    mc_strerror(e));
-		r->last_err = e;
+		capture_failed(r, parent, e);
 		return;
 	}
 	r->last_err = 0;

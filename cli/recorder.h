@@ -4,6 +4,7 @@
 #include <stdbool.h>
 
 #include "cmd.h"
+#include "plan.h"
 #include "runstate.h"
 #include "store.h"
 
@@ -20,6 +21,7 @@ struct recorder {
 	const char *who;          /* "record", "run": the log's prefix */
 	bool journal;             /* stderr is journald's */
 	bool paused;              /* the last append failed */
+	bool pending;             /* s holds this interval's sample (recorder_take) */
 	unsigned long lost;       /* samples not written while paused */
 	unsigned long written;
 	int last_err;             /* of the last failed capture, logged once */
@@ -45,9 +47,22 @@ int recorder_open(struct recorder *r, const struct recorder_opts *o, const char 
 void recorder_close(struct recorder *r);
 
 /*
- * Takes the sample of parent (absolute) now and appends it, with run's
- * interval when run is not NULL. Problems are logged, once per cause;
- * nothing is returned: the caller's loop goes on.
+ * memctl run's interval: the sample is the snapshot run decided on, read
+ * at unix time time (its groups are moved out of snap), with the task
+ * counts and the host's files read now; then each step run carried out is
+ * brought into it (recorder_step), so that it holds the settings in force
+ * after the interval (usage and statistics stay as run read them, before
+ * its writes and reclaims). recorder_sample appends it.
+ */
+void recorder_take(struct recorder *r, struct mc_host *h, struct mc_snapshot *snap, double time);
+void recorder_step(struct recorder *r, const struct mc_step *s);
+
+/*
+ * Appends the sample recorder_take made this interval or, when none was
+ * (memctl record; a run interval that took no snapshot: its lock was busy,
+ * its parent did not resolve), takes the sample of parent (absolute) now;
+ * with run's interval when run is not NULL. Problems are logged, once per
+ * cause; nothing is returned: the caller's loop goes on.
  */
 void recorder_sample(struct recorder *r, struct mc_host *h, const char *parent,
 		     const struct mc_runstate *run);

@@ -11,25 +11,17 @@
  * and a raised knob never passes one above it that is raised earlier.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
-#include "plan.h"
+#include "plan-build.h"
 
 #define K MC_KNOB__COUNT
 
 /* The chain, bottom to top. */
 static const enum mc_knob unit_chain[] = { MC_KNOB_MIN, MC_KNOB_LOW, MC_KNOB_HIGH, MC_KNOB_MAX };
 #define N_UNIT_CHAIN (sizeof(unit_chain) / sizeof(unit_chain[0]))
-
-static const char *usize(uint64_t v, char buf[static 24])
-{
-	if (mc_size_format(v, buf, 24) < 0)
-		snprintf(buf, 24, "%llu", (unsigned long long)v);
-	return buf;
-}
 
 struct unit_build {
 	const struct mc_caps *caps;
@@ -38,10 +30,7 @@ struct unit_build {
 	const struct mc_unit_state *st;
 	struct mc_plan *plan;
 	struct mc_diags *diags;
-	uint64_t want[K];
-	bool wanted[K];
-	const char *policy_why[K];       /* a policy's reason for want[k], or NULL */
-	const char *policy_name[K];
+	struct plan_want w;
 	int errors;
 };
 
@@ -60,42 +49,36 @@ static int unit_diag(struct unit_build *b, const struct mc_pos *pos, enum mc_kno
 }
 
 /*
- * Adds a step for knob k of the unit (kind UNIT or NOTE; k MC_KNOB__COUNT
- * for a NOTE about a setting that is not a knob, named by file); takes
- * reason.
+ * Adds a step for knob k of the unit (kind UNIT, UNIT_FILE or NOTE; k
+ * MC_KNOB__COUNT for a NOTE about a setting that is not a knob, named by
+ * file) through the plan's builder, with the unit as its target: a
+ * UNIT_FILE step names the unit's cgroup, where memctl writes the file
+ * itself, and starts from the file's value, the others from the unit's
+ * property. Takes reason.
  */
 static int unit_step(struct unit_build *b, enum mc_step_kind kind, enum mc_knob k,
 		     const char *file, char *reason)
 {
-	bool knob = k < K;
+	bool knob = k < K, in_cgroup = kind == MC_STEP_UNIT_FILE;
 	struct mc_step step = {
 		.kind = kind,
 		.knob = k,
 		.file = file,
-		.old_raw = knob ? b->st->prop[k] : 0,
+		.old_raw = !knob ? 0 : in_cgroup ? b->st->raw[k] : b->st->prop[k],
 		.old_valid = true,
-		.new_raw = knob ? b->want[k] : 0,
-		.want = knob ? b->want[k] : 0,
-		.policy = knob && b->policy_name[k] ? b->policy_name[k] : "profile",
-		.reason = reason,
-		.group = strdup(b->spec->name),
+		.new_raw = knob ? b->w.v[k] : 0,
+		.want = knob ? b->w.v[k] : 0,
+		.policy = knob && b->w.policy[k] ? b->w.policy[k] : "profile",
 	};
+	struct plan_target to = { b->spec->name, in_cgroup ? b->st->cgroup : NULL };
 
-	if (!step.group || !step.reason ||
-	    mc_array_reserve(&b->plan->steps, &b->plan->cap, b->plan->n + 1,
-			     sizeof(*b->plan->steps)) < 0) {
-		free(step.group);
-		free(step.reason);
-		return -ENOMEM;
-	}
-	b->plan->steps[b->plan->n++] = step;
-	return 0;
+	return plan_step_add(b->plan, &step, to, reason);
 }
 
 /* The final value of knob k: the one asked for, else the live property. */
 static uint64_t final_of(const struct unit_build *b, enum mc_knob k)
 {
-	return b->wanted[k] ? b->want[k] : b->st->prop[k];
+	return b->w.set[k] ? b->w.v[k] : b->st->prop[k];
 }
 
 /*
@@ -111,16 +94,16 @@ static int unit_check_order(struct unit_build *b)
 			char s1[24], s2[24];
 			int r;
 
-			if (!(b->wanted[lo] || b->wanted[hi]) || !b->st->prop_known[lo] ||
+			if (!(b->w.set[lo] || b->w.set[hi]) || !b->st->prop_known[lo] ||
 			    !b->st->prop_known[hi] || a == MC_SIZE_MAX || a <= c)
 				continue;
-			at = b->wanted[lo] ? lo : hi;
+			at = b->w.set[lo] ? lo : hi;
 			r = unit_diag(b, &b->spec->knob_pos[at], at,
 				      mc_asprintf("%s %s%s is above %s %s%s", mc_knob_info(lo)->name,
-						  usize(a, s1),
-						  b->wanted[lo] ? "" : " (the unit's live value)",
-						  mc_knob_info(hi)->name, usize(c, s2),
-						  b->wanted[hi] ? "" : " (the unit's live value)"));
+						  plan_fmt_size(a, s1),
+						  b->w.set[lo] ? "" : " (the unit's live value)",
+						  mc_knob_info(hi)->name, plan_fmt_size(c, s2),
+						  b->w.set[hi] ? "" : " (the unit's live value)"));
 			if (r < 0)
 				return r;
 			break;
@@ -139,17 +122,11 @@ static int unit_settings(struct unit_build *b, uint64_t page)
 
 	for (size_t i = 0; d && b->st->group && i < d->n_set; i++) {
 		const struct mc_setting *set = &d->set[i];
-		uint64_t v = set->value;
 
 		if (strcmp(set->group, b->st->group) != 0 || set->knob >= K ||
 		    (mc_knob_unit_property(set->knob) && !b->st->prop_known[set->knob]))
 			continue;
-		if (v != MC_SIZE_MAX && !mc_knob_info(set->knob)->flag)
-			v -= v % page;
-		b->want[set->knob] = v;
-		b->wanted[set->knob] = true;
-		b->policy_why[set->knob] = set->reason;
-		b->policy_name[set->knob] = set->policy;
+		plan_want_setting(&b->w, set, page);
 	}
 	return 0;
 }
@@ -157,7 +134,7 @@ static int unit_settings(struct unit_build *b, uint64_t page)
 /* Resolves the unit's sizes and refuses knobs this systemd has no property for. */
 static int unit_resolve(struct unit_build *b, const struct mc_caps *caps)
 {
-	uint64_t page = caps->page_size ? caps->page_size : 4096;
+	uint64_t page = plan_page(caps);
 
 	for (int k = 0; k < K; k++) {
 		const struct mc_size *sz = &b->spec->knob[k];
@@ -166,10 +143,7 @@ static int unit_resolve(struct unit_build *b, const struct mc_caps *caps)
 
 		if (sz->kind == MC_SIZE_UNSET || mc_size_resolve(sz, MC_SIZE_MAX, &v) < 0)
 			continue;
-		if (v != MC_SIZE_MAX && !mc_knob_info(k)->flag)
-			v -= v % page;
-		b->want[k] = v;
-		b->wanted[k] = true;
+		plan_want_size(&b->w, k, v, page);
 		if (!mc_knob_unit_property(k) || b->st->prop_known[k])
 			continue;
 		r = unit_diag(b, &b->spec->knob_pos[k], k,
@@ -191,16 +165,15 @@ static int unit_files(struct unit_build *b)
 {
 	for (int k = 0; k < K; k++) {
 		const char *file = b->caps->file[k];
-		struct mc_step *s;
 		char s1[24];
 		int r;
 
-		if (!b->wanted[k] || mc_knob_unit_property(k))
+		if (!b->w.set[k] || mc_knob_unit_property(k))
 			continue;
 		if (!file || !b->st->cgroup || !b->st->raw_valid[k]) {
 			r = unit_step(b, MC_STEP_NOTE, k, NULL,
 				      mc_asprintf("%s %s on unit '%s': not applied: %s",
-						  mc_knob_info(k)->name, usize(b->want[k], s1),
+						  mc_knob_info(k)->name, plan_fmt_size(b->w.v[k], s1),
 						  b->spec->name,
 						  !file ? (k == MC_KNOB_SOFT && b->st->dec ?
 							   "no file for it on this host; the policies "
@@ -212,18 +185,14 @@ static int unit_files(struct unit_build *b)
 				return r;
 			continue;
 		}
-		if (b->want[k] == b->st->raw[k])
+		if (b->w.v[k] == b->st->raw[k])
 			continue;
 		r = unit_step(b, MC_STEP_UNIT_FILE, k, file,
-			      b->policy_why[k] ? mc_asprintf("policy: %s", b->policy_why[k]) :
+			      b->w.policy_why[k] ? mc_asprintf("policy: %s", b->w.policy_why[k]) :
 			      mc_asprintf("profile: %s %s (no unit property; systemd does not write %s)",
-					  mc_knob_info(k)->name, usize(b->want[k], s1), file));
+					  mc_knob_info(k)->name, plan_fmt_size(b->w.v[k], s1), file));
 		if (r < 0)
 			return r;
-		s = &b->plan->steps[b->plan->n - 1];
-		s->old_raw = b->st->raw[k];
-		if (!(s->cgroup = strdup(b->st->cgroup)))
-			return -ENOMEM;
 	}
 	return 0;
 }
@@ -252,34 +221,15 @@ static int unit_policy_notes(struct unit_build *b)
 /* One policy reclaim of the unit: in its cgroup on v2, a note on v1. */
 static int unit_reclaim(struct unit_build *b, const struct mc_reclaim *rc)
 {
-	struct mc_step step = { .kind = MC_STEP_RECLAIM, .knob = K, .bytes = rc->bytes,
-				.policy = rc->policy ? rc->policy : "policy" };
 	char s1[24];
 
 	if (b->caps->ver != MC_CGV2 || !b->st->cgroup)
 		return unit_step(b, MC_STEP_NOTE, K, "reclaim",
 				 mc_asprintf("reclaim %s from unit '%s': not carried out: on cgroup v1 "
 					     "memctl reclaims by lowering the limit, which systemd "
-					     "owns for a unit", usize(rc->bytes, s1), b->spec->name));
-	step.group = strdup(b->spec->name);
-	step.cgroup = strdup(b->st->cgroup);
-	step.reason = strdup(rc->reason ? rc->reason : "policy");
-	if (rc->node_bytes && rc->n_nodes &&
-	    (step.node_bytes = malloc(rc->n_nodes * sizeof(*step.node_bytes)))) {
-		memcpy(step.node_bytes, rc->node_bytes, rc->n_nodes * sizeof(*step.node_bytes));
-		step.n_nodes = rc->n_nodes;
-	}
-	if (!step.group || !step.cgroup || !step.reason || (rc->node_bytes && !step.node_bytes) ||
-	    mc_array_reserve(&b->plan->steps, &b->plan->cap, b->plan->n + 1,
-			     sizeof(*b->plan->steps)) < 0) {
-		free(step.group);
-		free(step.cgroup);
-		free(step.reason);
-		free(step.node_bytes);
-		return -ENOMEM;
-	}
-	b->plan->steps[b->plan->n++] = step;
-	return 0;
+					     "owns for a unit", plan_fmt_size(rc->bytes, s1),
+					     b->spec->name));
+	return plan_reclaim_add(b->plan, rc, (struct plan_target){ b->spec->name, b->st->cgroup });
 }
 
 /* The policies' reclaims of the unit, after its settings. */
@@ -297,15 +247,10 @@ static int unit_reclaims(struct unit_build *b)
 /* A changing knob k's step. */
 static int unit_write(struct unit_build *b, enum mc_knob k)
 {
-	char s1[24];
-
-	if (!b->wanted[k] || b->want[k] == b->st->prop[k])
+	if (!b->w.set[k] || b->w.v[k] == b->st->prop[k])
 		return 0;
-	if (b->policy_why[k])
-		return unit_step(b, MC_STEP_UNIT, k, mc_knob_unit_property(k),
-				 mc_asprintf("policy: %s", b->policy_why[k]));
 	return unit_step(b, MC_STEP_UNIT, k, mc_knob_unit_property(k),
-			 mc_asprintf("profile: %s %s", mc_knob_info(k)->name, usize(b->want[k], s1)));
+			 plan_want_why(&b->w, k, &b->spec->knob[k]));
 }
 
 /* The steps of one unit, in an order that keeps the chain valid. */
@@ -314,10 +259,10 @@ static int unit_steps(struct unit_build *b)
 	int r = 0;
 
 	for (size_t i = 0; i < N_UNIT_CHAIN && r == 0; i++)
-		if (b->want[unit_chain[i]] < b->st->prop[unit_chain[i]])
+		if (b->w.v[unit_chain[i]] < b->st->prop[unit_chain[i]])
 			r = unit_write(b, unit_chain[i]);
 	for (size_t i = N_UNIT_CHAIN; i-- > 0 && r == 0;)
-		if (b->want[unit_chain[i]] > b->st->prop[unit_chain[i]])
+		if (b->w.v[unit_chain[i]] > b->st->prop[unit_chain[i]])
 			r = unit_write(b, unit_chain[i]);
 	if (r == 0)
 		r = unit_write(b, MC_KNOB_SWAP);

@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "buf.h"
-#include "plan.h"
+#include "plan-build.h"
 
 #define K MC_KNOB__COUNT
 #define NO_NODE ((size_t)-1)
@@ -49,12 +49,9 @@ struct pnode {
 	bool no_mem_children;             /* v2: memory not enabled for its children */
 	uint64_t raw[K];                  /* simulated current values */
 	const struct mc_group_spec *spec; /* NULL: not in the profile */
-	uint64_t want[K];                 /* abstract values asked for */
-	bool wanted[K];
+	struct plan_want w;               /* the values asked for */
 	uint64_t final[K];
 	char *why[K];                     /* reason per knob that changes */
-	const char *policy_why[K];        /* set by a policy decision: its reason */
-	const char *policy_name[K];       /* and the policy's name */
 };
 
 struct pstate {
@@ -276,12 +273,86 @@ static int local_violations(const struct pstate *st, const uint64_t *const *vals
 	return n;
 }
 
+/* The builder (plan-build.h), which the plans of units and removals use too. */
 
-static const char *fmt_size(uint64_t v, char buf[static 24])
+const char *plan_fmt_size(uint64_t v, char buf[static 24])
 {
 	if (mc_size_format(v, buf, 24) < 0)
 		snprintf(buf, 24, "%llu", (unsigned long long)v);
 	return buf;
+}
+
+uint64_t plan_page(const struct mc_caps *caps)
+{
+	return caps->page_size ? caps->page_size : 4096;
+}
+
+void plan_want_size(struct plan_want *w, enum mc_knob k, uint64_t v, uint64_t page)
+{
+	if (v != MC_SIZE_MAX && !mc_knob_info(k)->flag)
+		v -= v % page;
+	w->v[k] = v;
+	w->set[k] = true;
+}
+
+void plan_want_setting(struct plan_want *w, const struct mc_setting *set, uint64_t page)
+{
+	plan_want_size(w, set->knob, set->value, page);
+	w->policy_why[set->knob] = set->reason;
+	w->policy[set->knob] = set->policy;
+}
+
+char *plan_want_why(const struct plan_want *w, enum mc_knob k, const struct mc_size *sz)
+{
+	char s1[24], spec[24];
+
+	if (w->policy_why[k])
+		return mc_asprintf("policy: %s", w->policy_why[k]);
+	if (sz->kind != MC_SIZE_PERCENT)
+		return mc_asprintf("profile: %s %s", mc_knob_info(k)->name,
+				   plan_fmt_size(w->v[k], s1));
+	mc_size_format_spec(sz, spec, sizeof(spec));
+	return mc_asprintf("profile: %s %s of the parent's effective limit = %s",
+			   mc_knob_info(k)->name, spec, plan_fmt_size(w->v[k], s1));
+}
+
+int plan_step_add(struct mc_plan *plan, const struct mc_step *tmpl, struct plan_target to,
+		  char *reason)
+{
+	struct mc_step step = *tmpl;
+
+	step.reason = reason;
+	step.group = strdup(to.group);
+	step.cgroup = to.cgroup ? strdup(to.cgroup) : NULL;
+	if (!step.reason || !step.group || (to.cgroup && !step.cgroup) ||
+	    mc_array_reserve(&plan->steps, &plan->cap, plan->n + 1, sizeof(*plan->steps)) < 0) {
+		free(step.reason);
+		free(step.group);
+		free(step.cgroup);
+		free(step.node_bytes);
+		return -ENOMEM;
+	}
+	plan->steps[plan->n++] = step;
+	return 0;
+}
+
+int plan_reclaim_add(struct mc_plan *plan, const struct mc_reclaim *rc, struct plan_target to)
+{
+	struct mc_step step = {
+		.kind = MC_STEP_RECLAIM,
+		.knob = K,
+		.bytes = rc->bytes,
+		.n_nodes = rc->node_bytes ? rc->n_nodes : 0,
+		.policy = rc->policy ? rc->policy : "policy",
+	};
+
+	if (step.n_nodes) {
+		step.node_bytes = malloc(step.n_nodes * sizeof(*step.node_bytes));
+		if (!step.node_bytes)
+			return -ENOMEM;
+		memcpy(step.node_bytes, rc->node_bytes, step.n_nodes * sizeof(*step.node_bytes));
+	}
+	return plan_step_add(plan, &step, to, strdup(rc->reason ? rc->reason : "policy"));
 }
 
 struct build {
@@ -301,33 +372,15 @@ static int add_diag(struct build *b, const struct mc_pos *pos, const char *path,
 			    path, "%s", msg);
 }
 
-static int step_add(struct mc_plan *plan, const struct mc_step *tmpl)
-{
-	if (mc_array_reserve(&plan->steps, &plan->cap, plan->n + 1, sizeof(*plan->steps)) < 0)
-		return -ENOMEM;
-	plan->steps[plan->n++] = *tmpl;
-	return 0;
-}
-
 /* A policy's value replaces the profile's for that group and knob. */
 static void apply_settings(struct build *b, size_t idx, uint64_t page)
 {
 	const struct mc_decisions *d = b->o->decisions;
 	struct pnode *nd = &b->st.n[idx];
 
-	for (size_t i = 0; d && i < d->n_set; i++) {
-		const struct mc_setting *set = &d->set[i];
-		uint64_t v = set->value;
-
-		if (strcmp(set->group, nd->path) != 0)
-			continue;
-		if (v != MC_SIZE_MAX && !mc_knob_info(set->knob)->flag)
-			v -= v % page;
-		nd->want[set->knob] = v;
-		nd->wanted[set->knob] = true;
-		nd->policy_why[set->knob] = set->reason;
-		nd->policy_name[set->knob] = set->policy;
-	}
+	for (size_t i = 0; d && i < d->n_set; i++)
+		if (strcmp(d->set[i].group, nd->path) == 0)
+			plan_want_setting(&nd->w, &d->set[i], page);
 }
 
 /*
@@ -358,10 +411,7 @@ static int resolve_knobs(struct build *b, const struct mc_group_spec *g, size_t 
 				return r;
 			continue;
 		}
-		if (v != MC_SIZE_MAX && !mc_knob_info(k)->flag)
-			v -= v % page;
-		nd->want[k] = v;
-		nd->wanted[k] = true;
+		plan_want_size(&nd->w, k, v, page);
 	}
 	return 0;
 }
@@ -377,7 +427,7 @@ static int resolve_group(struct build *b, const struct mc_group_spec *g, const c
 	struct pstate *st = &b->st;
 	char *path = *ppath ? mc_asprintf("%s/%s", ppath, g->name) : strdup(g->name);
 	char *key = mc_asprintf("%s.%s", pkey, g->name);
-	uint64_t page = st->caps->page_size ? st->caps->page_size : 4096;
+	uint64_t page = plan_page(st->caps);
 	uint64_t eff;
 	size_t idx;
 	int r = 0;
@@ -411,9 +461,9 @@ static int resolve_group(struct build *b, const struct mc_group_spec *g, const c
 	apply_settings(b, idx, page);
 
 	eff = base;
-	if (st->n[idx].wanted[MC_KNOB_MAX] && st->n[idx].want[MC_KNOB_MAX] < eff)
-		eff = st->n[idx].want[MC_KNOB_MAX];
-	else if (!st->n[idx].wanted[MC_KNOB_MAX] && st->n[idx].exists &&
+	if (st->n[idx].w.set[MC_KNOB_MAX] && st->n[idx].w.v[MC_KNOB_MAX] < eff)
+		eff = st->n[idx].w.v[MC_KNOB_MAX];
+	else if (!st->n[idx].w.set[MC_KNOB_MAX] && st->n[idx].exists &&
 		 st->n[idx].raw[MC_KNOB_MAX] < eff)
 		eff = st->n[idx].raw[MC_KNOB_MAX];
 
@@ -436,8 +486,8 @@ static int finalize_v1_memsw(struct pnode *nd)
 	uint64_t max = nd->final[MC_KNOB_MAX];
 	uint64_t memsw;
 
-	if (nd->wanted[MC_KNOB_SWAP]) {
-		uint64_t swap = nd->want[MC_KNOB_SWAP];
+	if (nd->w.set[MC_KNOB_SWAP]) {
+		uint64_t swap = nd->w.v[MC_KNOB_SWAP];
 
 		if (max == MC_SIZE_MAX || swap == MC_SIZE_MAX || max + swap < max)
 			memsw = MC_SIZE_MAX;
@@ -445,7 +495,7 @@ static int finalize_v1_memsw(struct pnode *nd)
 			memsw = max + swap;
 		nd->why[MC_KNOB_SWAP] = mc_asprintf(
 			"profile: swap_max %s; cgroup v1 limits memory+swap: max %s + swap = %s",
-			fmt_size(swap, s1), fmt_size(max, s2), fmt_size(memsw, s3));
+			plan_fmt_size(swap, s1), plan_fmt_size(max, s2), plan_fmt_size(memsw, s3));
 	} else {
 		uint64_t oldsw = nd->raw[MC_KNOB_SWAP], oldmax = nd->raw[MC_KNOB_MAX];
 
@@ -456,7 +506,7 @@ static int finalize_v1_memsw(struct pnode *nd)
 		if (memsw != oldsw)
 			nd->why[MC_KNOB_SWAP] = mc_asprintf(
 				"keeps the group's swap allowance %s above the new max %s (cgroup v1 limits memory+swap)",
-				fmt_size(oldsw - oldmax, s1), fmt_size(max, s2));
+				plan_fmt_size(oldsw - oldmax, s1), plan_fmt_size(max, s2));
 	}
 	if (memsw != nd->raw[MC_KNOB_SWAP] && !nd->why[MC_KNOB_SWAP])
 		return -ENOMEM;
@@ -469,28 +519,13 @@ static int finalize_node(struct build *b, size_t i)
 {
 	struct pnode *nd = &b->st.n[i];
 	const struct mc_caps *caps = b->st.caps;
-	char s1[24];
 
 	memcpy(nd->final, nd->raw, sizeof(nd->final));
 	for (int k = 0; k < K; k++) {
-		const struct mc_size *sz = &nd->spec->knob[k];
-
-		if (!nd->wanted[k] || (k == MC_KNOB_SWAP && caps->ver == MC_CGV1))
+		if (!nd->w.set[k] || (k == MC_KNOB_SWAP && caps->ver == MC_CGV1))
 			continue;
-		nd->final[k] = nd->want[k];
-		if (nd->policy_why[k]) {
-			nd->why[k] = mc_asprintf("policy: %s", nd->policy_why[k]);
-		} else if (sz->kind == MC_SIZE_PERCENT) {
-			char spec[24];
-
-			mc_size_format_spec(sz, spec, sizeof(spec));
-			nd->why[k] = mc_asprintf("profile: %s %s of the parent's effective limit = %s",
-					       mc_knob_info(k)->name, spec, fmt_size(nd->want[k], s1));
-		} else {
-			nd->why[k] = mc_asprintf("profile: %s %s", mc_knob_info(k)->name,
-					       fmt_size(nd->want[k], s1));
-		}
-		if (!nd->why[k])
+		nd->final[k] = nd->w.v[k];
+		if (!(nd->why[k] = plan_want_why(&nd->w, k, &nd->spec->knob[k])))
 			return -ENOMEM;
 	}
 
@@ -520,16 +555,16 @@ static void report_violation(void *vctx, size_t lo_node, enum mc_knob lo, size_t
 		pos = &h->spec->knob_pos[hi];
 	if (lo_node == hi_node && lo == MC_KNOB_MAX && hi == MC_KNOB_SWAP)
 		m = mc_asprintf("max %s exceeds the group's memory+swap limit %s; set swap_max",
-			      fmt_size(l->final[lo], s1), fmt_size(h->final[hi], s2));
+			      plan_fmt_size(l->final[lo], s1), plan_fmt_size(h->final[hi], s2));
 	else if (lo_node == hi_node)
 		m = mc_asprintf("%s %s%s is above %s %s%s", mc_knob_info(lo)->name,
-			      fmt_size(l->final[lo], s1), l->wanted[lo] ? "" : " (live value)",
-			      mc_knob_info(hi)->name, fmt_size(h->final[hi], s2),
-			      h->wanted[hi] ? "" : " (live value)");
+			      plan_fmt_size(l->final[lo], s1), l->w.set[lo] ? "" : " (live value)",
+			      mc_knob_info(hi)->name, plan_fmt_size(h->final[hi], s2),
+			      h->w.set[hi] ? "" : " (live value)");
 	else
 		m = mc_asprintf("max %s is above the max %s of its parent '%s'%s",
-			      fmt_size(l->final[lo], s1), fmt_size(h->final[hi], s2),
-			      *h->path ? h->path : b->s->parent, h->wanted[hi] ? "" : " (live value)");
+			      plan_fmt_size(l->final[lo], s1), plan_fmt_size(h->final[hi], s2),
+			      *h->path ? h->path : b->s->parent, h->w.set[hi] ? "" : " (live value)");
 	if (!m) {
 		ctx->r = -ENOMEM;
 		return;
@@ -591,20 +626,18 @@ static int add_notes(struct build *b, size_t i)
 
 	for (int k = 0; k < K; k++) {
 		char s1[24];
-		struct mc_step step = { .kind = MC_STEP_NOTE, .knob = k, .want = nd->want[k] };
+		struct mc_step step = { .kind = MC_STEP_NOTE, .knob = k, .want = nd->w.v[k] };
+		char *reason;
 		int r;
 
-		if (!nd->wanted[k] || caps->file[k])
+		if (!nd->w.set[k] || caps->file[k])
 			continue;
-		step.group = strdup(nd->path);
-		step.reason = mc_asprintf("%s %s: no file for it on this host (cgroup v%d%s): %s",
-					mc_knob_info(k)->name, fmt_size(nd->want[k], s1), caps->ver,
-					caps->patched ? "" : ", no memctl kernel patch", missing_means[k]);
-		if (!step.group || !step.reason || (r = step_add(b->plan, &step)) < 0) {
-			free(step.group);
-			free(step.reason);
-			return -ENOMEM;
-		}
+		reason = mc_asprintf("%s %s: no file for it on this host (cgroup v%d%s): %s",
+				     mc_knob_info(k)->name, plan_fmt_size(nd->w.v[k], s1), caps->ver,
+				     caps->patched ? "" : ", no memctl kernel patch", missing_means[k]);
+		r = plan_step_add(b->plan, &step, (struct plan_target){ nd->path, NULL }, reason);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
@@ -625,17 +658,14 @@ static int emit_write(struct build *b, const struct pending *w)
 		.old_raw = nd->raw[w->knob],
 		.old_valid = nd->exists,
 		.new_raw = nd->final[w->knob],
-		.want = nd->wanted[w->knob] ? nd->want[w->knob] : nd->final[w->knob],
-		.policy = nd->policy_name[w->knob] ? nd->policy_name[w->knob] : "profile",
+		.want = nd->w.set[w->knob] ? nd->w.v[w->knob] : nd->final[w->knob],
+		.policy = nd->w.policy[w->knob] ? nd->w.policy[w->knob] : "profile",
 	};
+	int r = plan_step_add(b->plan, &step, (struct plan_target){ nd->path, NULL },
+			      strdup(nd->why[w->knob] ? nd->why[w->knob] : "profile"));
 
-	step.group = strdup(nd->path);
-	step.reason = nd->why[w->knob] ? strdup(nd->why[w->knob]) : strdup("profile");
-	if (!step.group || !step.reason || step_add(b->plan, &step) < 0) {
-		free(step.group);
-		free(step.reason);
-		return -ENOMEM;
-	}
+	if (r < 0)
+		return r;
 	nd->raw[w->knob] = nd->final[w->knob];
 	return 0;
 }
@@ -708,47 +738,20 @@ static int order_writes(struct build *b)
 static int add_reclaims(struct build *b)
 {
 	const struct mc_decisions *d = b->o->decisions;
+	int r = 0;
 
-	for (size_t i = 0; d && i < d->n_reclaim; i++) {
-		const struct mc_reclaim *rc = &d->reclaim[i];
-		struct mc_step step = {
-			.kind = MC_STEP_RECLAIM,
-			.bytes = rc->bytes,
-			.n_nodes = rc->node_bytes ? rc->n_nodes : 0,
-			.policy = rc->policy ? rc->policy : "policy",
-		};
-
-		step.group = strdup(rc->group);
-		step.reason = strdup(rc->reason ? rc->reason : "policy");
-		if (step.n_nodes) {
-			step.node_bytes = malloc(step.n_nodes * sizeof(*step.node_bytes));
-			if (step.node_bytes)
-				memcpy(step.node_bytes, rc->node_bytes,
-				       step.n_nodes * sizeof(*step.node_bytes));
-		}
-		if (!step.group || !step.reason || (step.n_nodes && !step.node_bytes) ||
-		    step_add(b->plan, &step) < 0) {
-			free(step.group);
-			free(step.reason);
-			free(step.node_bytes);
-			return -ENOMEM;
-		}
-	}
-	return 0;
+	for (size_t i = 0; d && i < d->n_reclaim && r == 0; i++)
+		r = plan_reclaim_add(b->plan, &d->reclaim[i],
+				     (struct plan_target){ d->reclaim[i].group, NULL });
+	return r;
 }
 
 static int add_group_step(struct mc_plan *plan, enum mc_step_kind kind, const char *group,
 			  const char *reason)
 {
-	struct mc_step step = { .kind = kind, .group = strdup(group), .reason = strdup(reason) };
-	int r;
+	struct mc_step step = { .kind = kind };
 
-	if (!step.group || !step.reason || (r = step_add(plan, &step)) < 0) {
-		free(step.group);
-		free(step.reason);
-		return -ENOMEM;
-	}
-	return 0;
+	return plan_step_add(plan, &step, (struct plan_target){ group, NULL }, strdup(reason));
 }
 
 /*
@@ -762,30 +765,24 @@ static int add_sysctl(struct mc_plan *plan, const struct mc_profile *p, const st
 {
 	struct mc_step step = { .kind = MC_STEP_SYSCTL, .file = SYSCTL_RECLAIMERS,
 				.knob = MC_KNOB__COUNT };
-	int r;
+	char *reason;
 
 	if (!p->has_kernel_per_node || s->kernel_per_node == (long)p->kernel_per_node)
 		return 0;
 	step.want = step.new_raw = (uint64_t)p->kernel_per_node;
 	if (s->kernel_per_node < 0) {
 		step.kind = MC_STEP_NOTE;
-		step.reason = mc_asprintf("reclaim.kernel_per_node %u not applied: this kernel has no "
+		reason = mc_asprintf("reclaim.kernel_per_node %u not applied: this kernel has no "
 					  "%s (memctl kernel patch)", p->kernel_per_node,
 					  SYSCTL_RECLAIMERS);
 	} else {
 		step.old_raw = (uint64_t)s->kernel_per_node;
 		step.old_valid = true;
-		step.reason = mc_asprintf("profile: reclaim.kernel_per_node %u (host-wide: at most "
+		reason = mc_asprintf("profile: reclaim.kernel_per_node %u (host-wide: at most "
 					  "that many tasks reclaim directly per NUMA node; 0 = no cap)",
 					  p->kernel_per_node);
 	}
-	step.group = strdup("");
-	if (!step.group || !step.reason || (r = step_add(plan, &step)) < 0) {
-		free(step.group);
-		free(step.reason);
-		return -ENOMEM;
-	}
-	return 0;
+	return plan_step_add(plan, &step, (struct plan_target){ "", NULL }, reason);
 }
 
 static bool has_spec_child(const struct pstate *st, size_t i)

@@ -7,7 +7,6 @@
 
 #include "caps.h"
 #include "diag.h"
-#include "caps.h"
 #include "knob.h"
 #include "policy.h"
 #include "profile.h"

@@ -277,23 +277,26 @@ uint64_t mc_deadband_hold(uint64_t live, bool live_valid, uint64_t want, bool ur
 	return diff < mc_deadband(live, page) ? live : want;
 }
 
-uint64_t mc_ws_update(struct mc_ws_state *st, uint64_t active, uint64_t refault_bytes,
-		      uint64_t usage, uint64_t max, double alpha, unsigned hold, uint64_t page)
+uint64_t mc_ws_update(struct mc_ws_state *st, const struct mc_ws_sample *in, uint64_t max,
+		      double alpha, unsigned hold, uint64_t page)
 {
-	uint64_t raw = sat_add(active, refault_bytes), est = st->est;
+	uint64_t raw = sat_add(in->active, in->refault), est = st->est;
+	uint64_t seen = sat_add(raw, in->touched);
 
 	if (!page)
 		page = 4096;
 	if (est == 0 || raw >= est) {
 		est = raw;
 		st->below = 0;
-	} else if (est - raw < mc_deadband(est, page)) {
+	} else if (seen >= est || est - seen < mc_deadband(est, page)) {
 		st->below = 0;
-	} else if (++st->below > hold) {
-		est = mc_ws_estimate(est, raw, 0, MC_SIZE_MAX, alpha);
+	} else if (++st->below >= hold + MC_WS_RELEASE) {
+		est = seen;
+	} else if (st->below > hold) {
+		est = mc_ws_estimate(est, seen, 0, MC_SIZE_MAX, alpha);
 	}
-	if (usage != MC_SIZE_MAX && est > sat_add(usage, refault_bytes))
-		est = sat_add(usage, refault_bytes);
+	if (in->usage != MC_SIZE_MAX && est > sat_add(in->usage, in->refault))
+		est = sat_add(in->usage, in->refault);
 	if (est > max)
 		est = max;
 	if (est % page && est <= UINT64_MAX - page)

@@ -37,10 +37,16 @@
  * 2. Active-set protection (protect: active). The working set is
  *    mc_ws_update over active_anon + active_file plus the bytes refaulted
  *    since the last interval (workingset_refault_* are page counts): it
- *    rises at once, holds while the active size dips (a job between passes
- *    over its pages is still using them; v1 shows no access counters that
- *    would tell), follows it down only after the hold, never exceeds usage
- *    plus refaults, and is capped at the group's max. memory.stat keys
+ *    rises at once; it holds, however long the active size stays down,
+ *    while the pages come back into use (the active size plus refaults plus
+ *    the pages activated since the last interval - v2's pgactivate, or on
+ *    v1, which counts no activations, what the active lists grew by - is
+ *    within the deadband of it); without that evidence it holds for ws_hold
+ *    intervals (a job between passes over its pages is still using them),
+ *    then comes down to what is seen in use within MC_WS_RELEASE (3)
+ *    intervals, so what is derived from it converges as fast as a cap
+ *    does after a workload change; it never exceeds usage plus
+ *    refaults, and is capped at the group's max. memory.stat keys
  *    are v2's on every host (the host layer renames v1's total_* ones). The
  *    estimate (or the size of protect: SIZE) is a floor for the split
  *    above. On v2 it becomes memory.low. v1 has no memory.low and limit
@@ -52,12 +58,18 @@
  *    never below the child's soft limit (the planner requires soft_limit
  *    <= max) and the child's own profile groups follow it down (their max
  *    may not exceed their parent's).
- *    Deadband: a derived cap or memory.low is rewritten only when it moves
- *    by more than mc_deadband of its live value (1%, at least 1 MiB),
- *    except a cap that must come down while the parent is above limit -
- *    headroom; the room the caps leave for the deadband keeps a cap that
- *    lags below that line, so a steady workload sees no write and no
- *    demand reclaim at all.
+ *    Deadband: every value a policy derives from sizes that move between
+ *    intervals - a v1 cap (and the caps of the groups below it, which
+ *    follow it), memory.low from a working set or from the usage a stock
+ *    v2 soft limit protects up to - is rewritten only when it moves by
+ *    more than mc_deadband of its live value (1%, at least 1 MiB), except
+ *    a cap that must come down while the parent is above limit - headroom;
+ *    the room the caps leave for the deadband keeps a cap that lags below
+ *    that line, so a steady workload sees no write and no demand reclaim
+ *    at all. The other derived values (THP's high, protect: SIZE, the
+ *    protect switch) are functions of the profile and the live limits
+ *    alone and do not move while those stay. A v1 reclaim lowers a limit
+ *    for a moment, but only when usage is within the headroom of it.
  *    With memctl's kernel patch, memory.reclaim_protect_active is set in
  *    the group and its profile ancestors too (protect_switches).
  * 3. THP. A group is a THP group with thp: true, or with thp unset and
@@ -78,19 +90,27 @@
  * value is emitted again, because the planner would otherwise write the
  * profile's static value over it (a value the deadband keeps is emitted as
  * the live value). The planner drops writes equal to the live value.
+ * Convergence: each emitted value is compared with the live one; a group
+ * counts, per knob, the intervals in a row whose value was not live (each a
+ * write), and the first interval whose value is live reports the count in
+ * the decisions' settled list (what memctl run logs as "converged after N
+ * intervals"). Reclaims are not counted: emulating high on v1 reclaims
+ * every interval for as long as the group runs above it.
  * Reasons and notes carry every size in one unit (units.h), chosen with the
  * setting's old and new value so that a log line showing them is in one
  * unit too. Settings of one group never break min <= low <= high <= max:
  * a derived low is clamped below the (derived) high and max.
  *
- * State (smoothed working sets, refault and fallback counters, NUMA
- * deficits and round-robin positions) is kept per group path. A group not
+ * State (smoothed working sets, refault, activation and fallback counters,
+ * the last active sizes, the moving counts, NUMA deficits and round-robin
+ * positions) is kept per group path. A group not
  * seen in a call has its state dropped at the end of that call: a group of
  * that name seen later is a new group with a new workload. Everything a
  * call computes is committed only when the call succeeds, so a failed call
  * (-ENOMEM) leaves the state as it was, except for empty entries.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +130,11 @@ struct gstate {
 	bool ws_valid;
 	uint64_t refault;        /* last workingset_refault counter, pages */
 	bool refault_valid;
+	uint64_t activate;       /* last pgactivate counter, pages */
+	bool activate_valid;
+	uint64_t active;         /* last active size, bytes */
+	bool active_valid;
+	unsigned moving[K];      /* intervals in a row the derived value was not the live one */
 	uint64_t fallback;       /* last THP fallback counter */
 	bool fallback_valid;
 	int64_t *deficit;        /* NUMA deficit per node */
@@ -149,6 +174,10 @@ struct node {
 	uint64_t refault_now;              /* counter, pages */
 	bool refault_now_valid;
 	uint64_t refault_bytes;            /* since the last interval */
+	uint64_t activate_now;             /* counter, pages */
+	bool activate_now_valid;
+	uint64_t touched;                  /* bytes back in use since the last interval */
+	bool touched_counted;              /* touched is activations, not active growth */
 	uint64_t fallback_now;
 	bool fallback_now_valid;
 	uint64_t fallback_delta;
@@ -174,6 +203,7 @@ struct node {
 	uint64_t emu;                      /* usage above an emulated high */
 	/* share of the parent's demand */
 	uint64_t take, first;
+	unsigned moving[K];                /* pol's moving[] to commit */
 	/* NUMA state to commit */
 	bool numa_touched;
 	int64_t *new_deficit;
@@ -386,10 +416,49 @@ void mc_decisions_free(struct mc_decisions *d)
 	}
 	for (size_t i = 0; i < d->n_notes; i++)
 		free(d->notes[i]);
+	for (size_t i = 0; i < d->n_settled; i++)
+		free(d->settled[i].group);
 	free(d->set);
 	free(d->reclaim);
 	free(d->notes);
+	free(d->settled);
 	memset(d, 0, sizeof(*d));
+}
+
+/*
+ * Convergence of setting st, pushed for node nd: a value that is not the
+ * live one (a write) extends the group's run of moving intervals for that
+ * knob; the live value ends the run, and a run that ended is reported.
+ */
+static int track_settled(struct build *b, const struct mc_setting *st)
+{
+	struct node *nd = NULL;
+	const struct gstate *gs;
+	struct mc_settled *out;
+
+	for (size_t i = 1; i < b->len && !nd; i++)
+		if (strcmp(b->n[i].path, st->group) == 0)
+			nd = &b->n[i];
+	if (!nd || nd->st == NO_NODE)
+		return 0;	/* not on the host yet: nothing to compare with */
+	gs = &b->pol->g[nd->st];
+	if (!nd->g->raw_valid[st->knob] || nd->g->raw[st->knob] != st->value) {
+		nd->moving[st->knob] = gs->moving[st->knob] + (gs->moving[st->knob] < UINT_MAX);
+		return 0;
+	}
+	nd->moving[st->knob] = 0;
+	if (!gs->moving[st->knob])
+		return 0;
+	if (mc_array_reserve(&b->d.settled, &b->d.cap_settled, b->d.n_settled + 1,
+			     sizeof(*b->d.settled)) < 0)
+		return -ENOMEM;
+	out = &b->d.settled[b->d.n_settled];
+	*out = (struct mc_settled){ .knob = st->knob, .value = st->value,
+				    .intervals = gs->moving[st->knob], .policy = st->policy };
+	if (!(out->group = strdup(st->group)))
+		return -ENOMEM;
+	b->d.n_settled++;
+	return 0;
 }
 
 /* Takes ownership of reason (NULL: out of memory). */
@@ -409,7 +478,7 @@ static int push_setting(struct build *b, const char *group, const char *policy, 
 		return -ENOMEM;
 	}
 	b->d.set[b->d.n_set++] = st;
-	return 0;
+	return track_settled(b, &st);
 }
 
 /* Takes ownership of reason and node_bytes. */
@@ -528,6 +597,20 @@ static void node_stats(struct build *b, struct node *nd)
 		uint64_t pages = nd->refault_now - st->refault;
 
 		nd->refault_bytes = pages > UINT64_MAX / b->page ? UINT64_MAX : pages * b->page;
+	}
+
+	/*
+	 * Pages brought back into use: activations where the host counts them
+	 * (v2's pgactivate), else (v1) what the active lists grew by.
+	 */
+	nd->activate_now_valid = stat_get(g, "pgactivate", &nd->activate_now);
+	if (nd->activate_now_valid && st->activate_valid && nd->activate_now >= st->activate) {
+		uint64_t pages = nd->activate_now - st->activate;
+
+		nd->touched = pages > UINT64_MAX / b->page ? UINT64_MAX : pages * b->page;
+		nd->touched_counted = true;
+	} else if (!nd->activate_now_valid && st->active_valid && nd->active > st->active) {
+		nd->touched = nd->active - st->active;
 	}
 
 	a = f = 0;
@@ -653,12 +736,15 @@ static void node_protect(struct build *b, struct node *nd)
 
 	if (nd->spec->protect == MC_PROTECT_ACTIVE) {
 		uint64_t cap = min64(nd->max, nd->limit);
+		struct mc_ws_sample in = {
+			.active = nd->active, .refault = nd->refault_bytes, .touched = nd->touched,
+			.usage = nd->usage_valid ? nd->usage : MC_SIZE_MAX,
+		};
 		uint64_t raw;
 
 		nd->ws_st = st->ws_valid ? st->ws : (struct mc_ws_state){ 0 };
-		raw = mc_ws_update(&nd->ws_st, nd->active, nd->refault_bytes,
-				   nd->usage_valid ? nd->usage : MC_SIZE_MAX, MC_SIZE_MAX,
-				   b->cfg->ws_alpha, b->cfg->ws_hold, b->page);
+		raw = mc_ws_update(&nd->ws_st, &in, MC_SIZE_MAX, b->cfg->ws_alpha, b->cfg->ws_hold,
+				   b->page);
 		nd->ws = min64(raw, cap);
 		nd->ws_capped = raw > cap;
 		nd->protect = nd->ws;
@@ -930,13 +1016,21 @@ static int demand_pass(struct build *b)
 
 static char *ws_text(const struct build *b, const struct node *nd)
 {
-	char *why = mc_asprintf("working set %s (active %s, refaults %s/interval%s", S(nd->ws).s,
-				S(nd->active).s, S(nd->refault_bytes).s,
-				nd->ws_capped ? ", capped at its max" : "");
+	uint64_t raw = nd->refault_bytes > UINT64_MAX - nd->active ? UINT64_MAX
+		       : nd->active + nd->refault_bytes;
+	char *why = mc_asprintf("working set %s (active %s, refaults %s/interval", S(nd->ws).s,
+				S(nd->active).s, S(nd->refault_bytes).s);
 
+	if (nd->touched)
+		why = xcat(why, nd->touched_counted ? ", activated %s/interval" : ", active grew %s",
+			   S(nd->touched).s);
+	if (nd->ws_capped)
+		why = xcat(why, ", capped at its max");
 	if (nd->ws_st.below && nd->ws_st.below <= b->cfg->ws_hold)
 		why = xcat(why, ", held: active below it for %u of %u intervals", nd->ws_st.below,
 			   b->cfg->ws_hold);
+	else if (!nd->ws_st.below && nd->ws > raw && nd->ws - raw >= mc_deadband(nd->ws, b->page))
+		why = xcat(why, ", held: its pages are coming back into use");
 	return xcat(why, ")");
 }
 
@@ -958,7 +1052,7 @@ static int node_low(struct build *b, struct node *nd)
 	uint64_t min = nd->wanted[MC_KNOB_MIN] ? nd->want[MC_KNOB_MIN]
 		       : g->raw_valid[MC_KNOB_MIN] ? g->raw[MC_KNOB_MIN] : 0;
 	uint64_t top = min64(nd->high, nd->max), v = 0;
-	bool clamped = false;
+	bool clamped = false, moves = false;
 	const char *policy = MC_POLICY_ACTIVE_SET;
 	char *why = NULL;
 
@@ -966,6 +1060,7 @@ static int node_low(struct build *b, struct node *nd)
 		return 0;
 	if (is_protected(nd)) {
 		v = nd->protect;
+		moves = nd->spec->protect == MC_PROTECT_ACTIVE;
 		why = nd->spec->protect == MC_PROTECT_ACTIVE ? ws_text(b, nd)
 			: mc_asprintf("protect %s", S(nd->protect).s);
 		if (!why)
@@ -977,6 +1072,7 @@ static int node_low(struct build *b, struct node *nd)
 		if (!why || sv > v) {
 			free(why);
 			v = sv;
+			moves = true;
 			policy = MC_POLICY_SOFT_LIMIT;
 			why = mc_asprintf("protects up to its soft limit %s at usage %s (stock v2 has no memory.soft_limit)",
 					S(nd->want[MC_KNOB_SOFT]).s, S(nd->usage).s);
@@ -986,7 +1082,12 @@ static int node_low(struct build *b, struct node *nd)
 	}
 	if (!why && !(prof > top))
 		return 0;
-	if (!why || prof > v) {
+	/*
+	 * The live low is a floor only where no policy decides it: beside a
+	 * working set or a soft limit it is the value memctl wrote last
+	 * interval, which must be able to come down with them.
+	 */
+	if (!why || (prof > v && nd->wanted[MC_KNOB_LOW])) {
 		char *w = why ? mc_asprintf("%s low %s is above the %s", prof_word, S(prof).s, why)
 			      : mc_asprintf("%s low %s", prof_word, S(prof).s);
 
@@ -995,6 +1096,7 @@ static int node_low(struct build *b, struct node *nd)
 			return -ENOMEM;
 		why = w;
 		v = prof;
+		moves = false;
 	}
 	/* min <= low <= high <= max, or the planner refuses the plan. */
 	if (v < min) {
@@ -1010,13 +1112,13 @@ static int node_low(struct build *b, struct node *nd)
 	}
 	v = page_down(v, b->page);
 	/*
-	 * A working set moves a little every interval: memory.low follows it
-	 * only beyond the deadband. (It is no limit that can be hit: a group's
-	 * usage is above its low nearly always, so that cannot be the sign of
-	 * urgency it is for a cap.)
+	 * A working set, and the usage a stock soft limit protects up to, move
+	 * a little every interval: memory.low follows them only beyond the
+	 * deadband. (It is no limit that can be hit: a group's usage is above
+	 * its low nearly always, so that cannot be the sign of urgency it is
+	 * for a cap.) A clamp or the profile's own value is written exactly.
 	 */
-	if (!clamped && nd->spec->protect == MC_PROTECT_ACTIVE && v == page_down(nd->protect, b->page) &&
-	    g->raw_valid[MC_KNOB_LOW]) {
+	if (!clamped && moves && g->raw_valid[MC_KNOB_LOW]) {
 		uint64_t live = g->raw[MC_KNOB_LOW];
 		uint64_t held = mc_deadband_hold(live, true, v, false, b->page);
 
@@ -1370,6 +1472,11 @@ static void commit(struct build *b)
 		st->ws = st->ws_valid ? nd->ws_st : (struct mc_ws_state){ 0 };
 		st->refault_valid = nd->refault_now_valid;
 		st->refault = nd->refault_now;
+		st->activate_valid = nd->activate_now_valid;
+		st->activate = nd->activate_now;
+		st->active_valid = true;
+		st->active = nd->active;
+		memcpy(st->moving, nd->moving, sizeof(st->moving));
 		st->fallback_valid = nd->fallback_now_valid;
 		st->fallback = nd->fallback_now;
 		if (!nd->numa_touched)

@@ -26,6 +26,13 @@
 
 #define MC_THP_SIZE (2ULL * 1024 * 1024)
 
+/*
+ * Intervals in which a working-set estimate, once its hold is over, comes
+ * down to what is seen in use: smoothed in the first ones, there in the
+ * last, so a decision derived from it converges within this many writes.
+ */
+#define MC_WS_RELEASE 3U
+
 /* Names of the five policies, as memctl status, top and export show them. */
 #define MC_POLICY_SOFT_LIMIT "soft-limit"
 #define MC_POLICY_ACTIVE_SET "active-set"
@@ -41,8 +48,8 @@ struct mc_policy_config {
 	 * memory back even below its limit. 0: default 10. */
 	double psi_some_threshold;
 	/* Smoothing factor of the working-set estimate's release (how fast it
-	 * follows the active size down once the hold is over), 0 < alpha <= 1.
-	 * 0: default 0.3. */
+	 * follows the active size down once the hold is over, in the
+	 * MC_WS_RELEASE intervals it takes), 0 < alpha <= 1. 0: default 0.3. */
 	double ws_alpha;
 	/* Intervals the estimate holds after the active size fell below it by
 	 * more than the deadband: a job between two passes over its pages has
@@ -73,6 +80,20 @@ struct mc_reclaim {
 	char *reason;
 };
 
+/*
+ * A derived setting that stopped moving: this interval the policy's value
+ * of knob in group is its live value, after `intervals` intervals in a row
+ * in which it was not (each one a write). It says how many intervals a
+ * decision took to converge after a workload change (memctl run logs it).
+ */
+struct mc_settled {
+	char *group;            /* relative to the profile's parent */
+	enum mc_knob knob;
+	uint64_t value;
+	unsigned intervals;
+	const char *policy;     /* MC_POLICY_* (static) */
+};
+
 struct mc_decisions {
 	struct mc_setting *set;
 	size_t n_set;
@@ -82,7 +103,9 @@ struct mc_decisions {
 	 * ("NUMA split computed but memory.reclaim has no nodes= here"). */
 	char **notes;
 	size_t n_notes;
-	size_t cap_set, cap_reclaim, cap_notes;  /* allocated lengths of the three arrays */
+	struct mc_settled *settled;
+	size_t n_settled;
+	size_t cap_set, cap_reclaim, cap_notes, cap_settled;  /* allocated lengths */
 };
 
 struct mc_policy;
@@ -103,7 +126,9 @@ int mc_policy_child(struct mc_policy *pol, const char *key, struct mc_policy **r
  * One interval: decides settings and reclaims for profile p on snapshot s
  * (a snapshot of p's parent, as for mc_plan_build). Updates the state
  * (working-set estimates, refault counters, NUMA deficits), so call it once
- * per interval. Problems that make a decision impossible are appended to
+ * per interval. Each derived setting is compared with its live value, and
+ * one that stopped moving is reported in ret->settled. Problems that make a
+ * decision impossible are appended to
  * diags but do not fail the call. Returns 0 or -ENOMEM; *ret is not written
  * on failure.
  */
@@ -166,23 +191,42 @@ struct mc_ws_state {
 };
 
 /*
+ * What one interval shows of a group's use of its pages, for mc_ws_update.
+ * touched: bytes seen coming back into use since the last interval besides
+ * refaults: pages activated (v2's pgactivate), or where the host counts no
+ * activations (v1) the growth of the active lists.
+ */
+struct mc_ws_sample {
+	uint64_t active;        /* active_anon + active_file */
+	uint64_t refault;       /* bytes refaulted since the last interval */
+	uint64_t touched;
+	uint64_t usage;         /* MC_SIZE_MAX: unknown */
+};
+
+/*
  * One interval of the working-set estimate (protect: active). raw = active
- * + refault_bytes (pages that came back were part of the working set).
+ * + refault (pages that came back were part of the working set), seen =
+ * raw + touched (pages in use this interval, though not all on the active
+ * list when it was read).
  *   - It rises at once to raw: a job that grows is protected in the same
  *     interval.
- *   - It holds while raw stays within the deadband below it (mc_deadband),
- *     and for `hold` more intervals after raw fell further: the kernel
- *     moves pages to the inactive list between a job's passes over them
- *     (and on v1 nothing says they are still being read), so a falling
- *     active size alone is no sign that the job stopped using its pages.
- *   - After the hold it follows raw down by mc_ws_estimate's smoothing.
- *   - It never exceeds usage + refault_bytes (memory the job freed is not
- *     its working set any more: a job that shrinks is followed at once;
- *     usage MC_SIZE_MAX: unknown) nor max, and is rounded up to page.
+ *   - It holds while seen stays within the deadband below it (mc_deadband):
+ *     the kernel moves a job's pages to the inactive list while the job
+ *     reads them, and the job brings them back (activations, refaults), so
+ *     while that evidence covers the estimate it does not decay, however
+ *     long the active size stays down.
+ *   - Without that evidence it holds `hold` more intervals (a job between
+ *     two passes over its pages has not stopped using them; on v1 nothing
+ *     counts activations), then follows seen down by mc_ws_estimate's
+ *     smoothing, and is at it in the MC_WS_RELEASE-th interval after the
+ *     hold.
+ *   - It never exceeds usage + refault (memory the job freed is not its
+ *     working set any more: a job that shrinks is followed at once) nor
+ *     max, and is rounded up to page.
  * Updates *st and returns the estimate.
  */
-uint64_t mc_ws_update(struct mc_ws_state *st, uint64_t active, uint64_t refault_bytes,
-		      uint64_t usage, uint64_t max, double alpha, unsigned hold, uint64_t page);
+uint64_t mc_ws_update(struct mc_ws_state *st, const struct mc_ws_sample *in, uint64_t max,
+		      double alpha, unsigned hold, uint64_t page);
 
 /*
  * The deadband of a derived limit or protection near v: max(1% of v,

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "buf.h"
-#include "plan.h"
+#include "plan-build.h"
 
 int mc_plan_add_remove(struct mc_plan *plan, const char *path, const struct mc_group_snap *g,
 		       bool created, const char *reason)
@@ -28,16 +28,7 @@ int mc_plan_add_remove(struct mc_plan *plan, const char *path, const struct mc_g
 		step.saved_raw[k] = g->raw[k];
 		step.saved_mask |= 1u << k;
 	}
-	step.group = strdup(path);
-	step.reason = strdup(reason);
-	if (!step.group || !step.reason ||
-	    mc_array_reserve(&plan->steps, &plan->cap, plan->n + 1, sizeof(*plan->steps)) < 0) {
-		free(step.group);
-		free(step.reason);
-		return -ENOMEM;
-	}
-	plan->steps[plan->n++] = step;
-	return 0;
+	return plan_step_add(plan, &step, (struct plan_target){ path, NULL }, strdup(reason));
 }
 
 /* Whether the profile names path or a group below it (path: relative, not ""). */
@@ -65,18 +56,9 @@ static bool below(const struct mc_snapshot *s, size_t i, size_t j)
 
 static int add_kept(struct mc_plan *plan, const char *path, const char *file, char *reason)
 {
-	struct mc_step step = { .kind = MC_STEP_NOTE, .knob = MC_KNOB__COUNT, .file = file,
-				.reason = reason };
+	struct mc_step step = { .kind = MC_STEP_NOTE, .knob = MC_KNOB__COUNT, .file = file };
 
-	step.group = strdup(path);
-	if (!reason || !step.group ||
-	    mc_array_reserve(&plan->steps, &plan->cap, plan->n + 1, sizeof(*plan->steps)) < 0) {
-		free(step.group);
-		free(reason);
-		return -ENOMEM;
-	}
-	plan->steps[plan->n++] = step;
-	return 0;
+	return plan_step_add(plan, &step, (struct plan_target){ path, NULL }, reason);
 }
 
 /*

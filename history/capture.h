@@ -2,6 +2,7 @@
 #define MEMCTL_CAPTURE_H
 
 #include "host.h"
+#include "plan.h"
 #include "store.h"
 
 /*
@@ -22,5 +23,26 @@
  */
 int mc_hist_capture(struct mc_host *h, const char *parent, double now,
 		    struct mc_hist_sample *ret, char ***ret_notes, size_t *ret_n_notes);
+
+/*
+ * The same from a snapshot already taken at unix time time (memctl run's
+ * of the interval, so that the tree is read once): its groups are moved
+ * into *ret (released first; snap keeps its notes and must still be
+ * freed), then the task counts and the host's files are read. -ENOMEM,
+ * -errno.
+ */
+int mc_hist_capture_snapshot(struct mc_host *h, struct mc_snapshot *snap, double time,
+			     struct mc_hist_sample *ret);
+
+/*
+ * Brings a sample taken before a plan ran in step with one of its steps
+ * that was done (pure): a write sets the group's knob to the value
+ * written (read back by the transaction), a new group is added below its
+ * parent, in preorder, with no values but those the later steps write; a
+ * removed group is taken out with the groups below it. Steps of other
+ * kinds, and those of groups the sample lacks, change nothing. 0 or
+ * -ENOMEM.
+ */
+int mc_hist_sample_step(struct mc_hist_sample *s, const struct mc_step *step);
 
 #endif

@@ -640,6 +640,17 @@ int mc_host_rmdir(struct mc_host *h, const char *group)
 	return r;
 }
 
+int host_text_close(FILE *f, char **buf, size_t *len, char **ret, size_t *ret_len)
+{
+	if (fclose(f) != 0) {
+		free(*buf);
+		return -ENOMEM;
+	}
+	*ret = *buf;
+	*ret_len = *len;
+	return 0;
+}
+
 int host_each_line(const char *buf, size_t len, size_t max,
 		   int (*fn)(void *arg, const char *line, unsigned lineno), void *arg,
 		   unsigned *ret_line, bool *ret_bad_end)
@@ -839,6 +850,7 @@ int host_fault_init(struct mc_host *h)
 	const char *fail = getenv("MEMCTL_FAIL_WRITE");
 	const char *stop = getenv("MEMCTL_STOP_AFTER_WRITE");
 	const char *slow = getenv("MEMCTL_SLOW_WRITE");
+	const char *slow_snap = getenv("MEMCTL_SLOW_SNAPSHOT");
 	int r;
 
 	for (size_t i = 0; fail && *fail; i++) {
@@ -860,6 +872,13 @@ int host_fault_init(struct mc_host *h)
 		    parse_count(colon + 1, colon + 1 + strlen(colon + 1), &ms) < 0 || ms > 3600000)
 			return -EINVAL;
 		h->slow_write_ms = (long)ms;
+	}
+	if (slow_snap && *slow_snap) {
+		unsigned long ms;
+
+		if (parse_count(slow_snap, slow_snap + strlen(slow_snap), &ms) < 0 || ms > 3600000)
+			return -EINVAL;
+		h->slow_snapshot_ms = (long)ms;
 	}
 	if (stop && *stop)
 		return parse_count(stop, stop + strlen(stop), &h->stop_after_write);

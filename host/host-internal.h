@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "host.h"
@@ -75,6 +76,7 @@ struct mc_host {
 	unsigned long stop_after_write; /* 0: off */
 	unsigned long slow_write_at;    /* MEMCTL_SLOW_WRITE's K (0: off) */
 	long slow_write_ms;             /* and how long that write is delayed */
+	long slow_snapshot_ms;          /* MEMCTL_SLOW_SNAPSHOT: each snapshot's delay */
 
 	long write_timeout_ms;          /* each write's bound (0: none) */
 	long write_deadline_ms;         /* CLOCK_MONOTONIC ms writes must end by (0: none) */
@@ -148,6 +150,13 @@ bool host_has_word(const char *text, const char *word);
 int host_each_line(const char *buf, size_t len, size_t max,
 		   int (*fn)(void *arg, const char *line, unsigned lineno), void *arg,
 		   unsigned *ret_line, bool *ret_bad_end);
+
+/*
+ * Finishes the text of a state file written to f, an open_memstream(buf,
+ * len): *ret and *ret_len get the text, the caller's to free. 0, or
+ * -ENOMEM (then the text is freed and *ret is not written).
+ */
+int host_text_close(FILE *f, char **buf, size_t *len, char **ret, size_t *ret_len);
 
 /*
  * Reads MEMCTL_FAIL_WRITE / MEMCTL_STOP_AFTER_WRITE into h when compiled

@@ -244,7 +244,9 @@ int mc_path_join(const char *parent, const char *rel, char **ret);
  * MEMCTL_STOP_AFTER_WRITE=K makes the process stop itself (SIGSTOP) right
  * after its K-th write, so a test can kill -9 it at a known point;
  * MEMCTL_SLOW_WRITE="K:MS" delays the K-th knob write by MS milliseconds
- * inside its time bound, as a kernel busy reclaiming would.
+ * inside its time bound, as a kernel busy reclaiming would;
+ * MEMCTL_SLOW_SNAPSHOT=MS delays each snapshot of the tree by MS
+ * milliseconds, as thousands of groups or an emulated machine would.
  */
 
 #endif

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pipeline.h"
 
@@ -221,6 +222,7 @@ int mc_pipeline_run(struct mc_host *h, const struct mc_profile *p,
 	const struct mc_caps *caps = mc_host_caps(h);
 	struct mc_plan_opts po = { .create = o->create };
 	struct mc_snapshot *snap = &ret->snap;
+	struct timespec now;
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
@@ -232,6 +234,8 @@ int mc_pipeline_run(struct mc_host *h, const struct mc_profile *p,
 	if (r < 0)
 		return r;
 	ret->failed = MC_STAGE_SNAPSHOT;
+	clock_gettime(CLOCK_REALTIME, &now);
+	ret->snap_time = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 	if ((r = mc_host_snapshot(h, ret->parent, snap)) < 0)
 		return r;
 	ret->have_snap = true;

@@ -40,6 +40,7 @@ struct mc_pipeline {
 	char *parent;               /* the profile's parent, absolute */
 	struct mc_snapshot snap;    /* of parent, once taken (its notes say what it could not read) */
 	bool have_snap;
+	double snap_time;           /* unix time (CLOCK_REALTIME) when its reading began */
 	struct mc_decisions dec;    /* with pol: this interval's decisions and notes */
 	struct mc_diags decide_diags;   /* the policies' warnings (they do not stop the plan) */
 	struct mc_diags plan_diags;     /* why the planner refused */

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "buf.h"
 #include "host-internal.h"
@@ -112,6 +113,13 @@ int mc_host_snapshot(struct mc_host *h, const char *parent, struct mc_snapshot *
 	size_t n;
 	int r;
 
+	if (h->slow_snapshot_ms) {	/* test-only (MEMCTL_SLOW_SNAPSHOT) */
+		struct timespec d = { h->slow_snapshot_ms / 1000,
+				      (h->slow_snapshot_ms % 1000) * 1000000L };
+
+		while (nanosleep(&d, &d) < 0 && errno == EINTR)
+			;
+	}
 	r = mc_path_join(parent, "", &s.parent);
 	if (r == 0)
 		r = host_tree(h, s.parent, &t);

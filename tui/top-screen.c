@@ -374,6 +374,7 @@ static void daemon_text(const struct screen *s, char *buf, size_t len)
 {
 	const struct top_daemons *d = &s->m->daemons;
 	bool replay = s->m->src->replay;
+	double age;
 
 	if (d->n == 0) {
 		snprintf(buf, len, "%s%s%s", replay ? "no memctl run recorded then"
@@ -382,11 +383,16 @@ static void daemon_text(const struct screen *s, char *buf, size_t len)
 			 d->refused ? "; " : "", d->refused ? d->problem : "");
 		return;
 	}
-	/* live: before the refresh; replay: before the sample */
+	/*
+	 * live: the interval ended that long before the refresh; replay: the
+	 * interval that recorded the sample ended after it (run records the
+	 * tree it read at the interval's start)
+	 */
+	age = s->m->wall - d->v[0].time;
 	snprintf(buf, len, "run %ld%s: #%lu %.1fs %s, %.1fms%s%s", d->v[0].pid,
-		 d->v[0].dry_run ? " (dry run)" : "", d->v[0].interval, s->m->wall - d->v[0].time,
-		 replay ? "before" : "ago", d->v[0].duration * 1000, d->n > 1 ? " (+ others)" : "",
-		 d->v[0].n_errors ? ", errors" : "");
+		 d->v[0].dry_run ? " (dry run)" : "", d->v[0].interval, age < 0 ? -age : age,
+		 !replay ? "ago" : age < 0 ? "after" : "before", d->v[0].duration * 1000,
+		 d->n > 1 ? " (+ others)" : "", d->v[0].n_errors ? ", errors" : "");
 }
 
 /* The second line: host memory pressure (every host with PSI, v1 too), then the daemon. */

@@ -6,7 +6,6 @@
 T_TMP=$(mktemp -d)
 trap 'rm -rf "$T_TMP"' EXIT
 ROOT=$T_TMP/cg
-GOLD=$SRC/tests/golden
 
 # A v2 hierarchy: root with cgroup.controllers, a delegated /svc, and two
 # existing groups under it with the files a v2 kernel has.
@@ -47,17 +46,6 @@ groups:
     max: 1G
     swap_max: 0
 YAML
-
-golden() { # name, then the output on stdin
-	if [ "${MEMCTL_REGEN_GOLDEN:-}" = 1 ]; then
-		cat > "$GOLD/$1"
-		pass "regenerated $1"
-	elif diff -u "$GOLD/$1" - > "$T_TMP/diff"; then
-		pass "$1 matches"
-	else
-		fail "$1 differs:"; cat "$T_TMP/diff"
-	fi
-}
 
 # (outputs go through a file: a pipeline would run golden in a subshell and lose its count)
 # (host_pressure is the real host's /proc/pressure/memory, not the fake tree's)

@@ -136,6 +136,7 @@ static void test_ws_update(void)
 		size_t n;
 		uint64_t active[6], refault[6], usage[6];
 		uint64_t want[6];
+		uint64_t touched[6];
 	} c[] = {
 		/* 60 and 58 are 4M and 6M below 64M, for 1 and 2 intervals; the
 		 * next pass makes the pages active again before the hold of 3 ends */
@@ -144,10 +145,11 @@ static void test_ws_update(void)
 		  { UNL, UNL, UNL, UNL, UNL, UNL },
 		  { 64 * M, 64 * M, 64 * M, 64 * M, 64 * M, 64 * M } },
 		/* below for 1, 2, 3 intervals: held; 4: 64 + 0.5 (40 - 64) = 52;
-		 * 5: 52 + 0.5 (40 - 52) = 46 */
-		{ "an idle job's estimate follows after the hold", 64 * M, 5,
-		  { 40 * M, 40 * M, 40 * M, 40 * M, 40 * M }, { 0 }, { UNL, UNL, UNL, UNL, UNL },
-		  { 64 * M, 64 * M, 64 * M, 52 * M, 46 * M } },
+		 * 5: 52 + 0.5 (40 - 52) = 46; 6, the third after the hold: 40 */
+		{ "an idle job's estimate follows after the hold", 64 * M, 6,
+		  { 40 * M, 40 * M, 40 * M, 40 * M, 40 * M, 40 * M }, { 0 },
+		  { UNL, UNL, UNL, UNL, UNL, UNL },
+		  { 64 * M, 64 * M, 64 * M, 52 * M, 46 * M, 40 * M } },
 		{ "a job that grows is followed at once", 32 * M, 2, { 64 * M, 64 * M }, { 0 },
 		  { UNL, UNL }, { 64 * M, 64 * M } },
 		/* usage 32M + refaults 0 bounds it */
@@ -158,6 +160,21 @@ static void test_ws_update(void)
 		  { 60 * M, 60 * M } },
 		/* 10M + 1 byte, up to a page */
 		{ "rounded up to a page", 0, 1, { 10 * M + 1 }, { 0 }, { UNL }, { 10 * M + K4 } },
+		/* active 40M for 6 intervals, but 24M (23.5M: within the 1M
+		 * deadband) of pages come back into use every interval: no decay */
+		{ "a job whose pages come back into use keeps its estimate", 64 * M, 6,
+		  { 40 * M, 40 * M, 40 * M, 40 * M, 40 * M, 40 * M }, { 0 },
+		  { UNL, UNL, UNL, UNL, UNL, UNL },
+		  { 64 * M, 64 * M, 64 * M, 64 * M, 64 * M, 64 * M },
+		  { 24 * M, 24 * M, 23 * M + 512 * 1024, 24 * M, 24 * M, 24 * M } },
+		/* it uses 16M of them: 40 + 8 = 48M seen; after the hold of 3:
+		 * 64 + 0.5 (48 - 64) = 56, then 56 + 0.5 (48 - 56) = 52 */
+		{ "evidence for part of it: follows what is in use", 64 * M, 5,
+		  { 40 * M, 40 * M, 40 * M, 40 * M, 40 * M }, { 0 }, { UNL, UNL, UNL, UNL, UNL },
+		  { 64 * M, 64 * M, 64 * M, 56 * M, 52 * M }, { 8 * M, 8 * M, 8 * M, 8 * M, 8 * M } },
+		/* activations are pages on the active list already: they do not raise it */
+		{ "activations do not raise it", 32 * M, 2, { 32 * M, 32 * M }, { 0 }, { UNL, UNL },
+		  { 32 * M, 32 * M }, { 20 * M, 20 * M } },
 	};
 
 	for (size_t i = 0; i < N(c); i++) {
@@ -165,8 +182,9 @@ static void test_ws_update(void)
 		bool ok = true;
 
 		for (size_t k = 0; k < c[i].n; k++) {
-			uint64_t e = mc_ws_update(&st, c[i].active[k], c[i].refault[k], c[i].usage[k], UNL,
-						  0.5, 3, 4096);
+			struct mc_ws_sample in = { c[i].active[k], c[i].refault[k], c[i].touched[k],
+						   c[i].usage[k] };
+			uint64_t e = mc_ws_update(&st, &in, UNL, 0.5, 3, 4096);
 
 			if (e != c[i].want[k] || st.est != e) {
 				printf("#   interval %zu: got %llu, want %llu\n", k + 1,
@@ -180,11 +198,13 @@ static void test_ws_update(void)
 		struct mc_ws_state st = { .est = 64 * M, .below = 2 };
 
 		/* 63.5M is within the deadband (1M): the count starts over */
-		tap_eq_u64(mc_ws_update(&st, 63 * M + 512 * 1024, 0, UNL, UNL, 0.5, 3, 4096), 64 * M,
+		tap_eq_u64(mc_ws_update(&st, &(struct mc_ws_sample){ 63 * M + 512 * 1024, 0, 0, UNL },
+					UNL, 0.5, 3, 4096), 64 * M,
 			   "working set: within the deadband it holds");
 		tap_eq_int(st.below, 0, "working set: within the deadband the hold starts over");
 		st = (struct mc_ws_state){ 0 };
-		tap_eq_u64(mc_ws_update(&st, 100 * M, 0, UNL, 80 * M, 0.5, 3, 4096), 80 * M,
+		tap_eq_u64(mc_ws_update(&st, &(struct mc_ws_sample){ 100 * M, 0, 0, UNL }, 80 * M, 0.5,
+					3, 4096), 80 * M,
 			   "working set: capped at max");
 	}
 }
@@ -782,13 +802,19 @@ static void test_decide_v2(void)
  * The deadband on memory.low (v2): web's working set is 250M (active 100 +
  * 150); its live low is 8K below, within the deadband (1% of 250M - 8K is
  * 2.5M): the live value is kept, so nothing is written. 3M below is beyond
- * it: 250M is written.
+ * it: 250M is written. The same for the low a stock soft limit sets:
+ * batch (soft limit 64M) at usage 50M gets memory.low 50M; its live low
+ * 8K above (the usage moved) is kept, 10M below is not. And a working set
+ * that fell is followed down: 240M live is 10M below 250M, so 250M is
+ * written; 260M live (last interval's) is 10M above, so 250M too.
  */
 static void test_v2_low_deadband(void)
 {
 	struct mc_policy_config cfg = { .headroom = 24 * M, .cpus = 2 };
-	static const uint64_t live[] = { 250 * M - 8192, 247 * M };
-	static const uint64_t want[] = { 250 * M - 8192, 250 * M };
+	static const uint64_t live[] = { 250 * M - 8192, 247 * M, 260 * M };
+	static const uint64_t want[] = { 250 * M - 8192, 250 * M, 250 * M };
+	static const uint64_t live_b[] = { 50 * M + 8192, 40 * M, 50 * M };
+	static const uint64_t want_b[] = { 50 * M + 8192, 50 * M, 50 * M };
 	struct mc_group_spec g[4];
 	struct gdef rows[N(v2_rows)];
 	struct mc_profile p;
@@ -798,21 +824,147 @@ static void test_v2_low_deadband(void)
 		struct mc_policy *pol;
 		struct mc_snapshot s;
 		struct mc_decisions d;
-		uint64_t got = 0;
+		uint64_t got = 0, got_b = 0;
 
 		if (mc_policy_new(&cfg, &pol) < 0)
 			abort();
 		memcpy(rows, v2_rows, sizeof(rows));
 		rows[1].raw[MC_KNOB_LOW] = live[i];
+		rows[2].raw[MC_KNOB_LOW] = live_b[i];
+		rows[2].usage = 50 * M;
 		snap_build(&s, rows, N(rows), 2 * G);
 		if (mc_policy_decide(pol, &p, &s, &caps_v2, &d, NULL) < 0)
 			abort();
 		for (size_t k = 0; k < d.n_set; k++)
-			if (strcmp(d.set[k].group, "web") == 0 && d.set[k].knob == MC_KNOB_LOW)
+			if (d.set[k].knob == MC_KNOB_LOW && strcmp(d.set[k].group, "web") == 0)
 				got = d.set[k].value;
+			else if (d.set[k].knob == MC_KNOB_LOW && strcmp(d.set[k].group, "batch") == 0)
+				got_b = d.set[k].value;
 		tap_eq_u64(got, want[i], "v2 low deadband: live %llu", (unsigned long long)live[i]);
+		tap_eq_u64(got_b, want_b[i], "v2 soft-limit low deadband: live %llu",
+			   (unsigned long long)live_b[i]);
 		mc_decisions_free(&d);
 		mc_snapshot_free(&s);
+		mc_policy_free(pol);
+	}
+}
+
+/* The intervals the decisions report knob k of group converged after, 0: none. */
+static unsigned settled_of(const struct mc_decisions *d, const char *group, enum mc_knob k)
+{
+	for (size_t i = 0; i < d->n_settled; i++)
+		if (d->settled[i].knob == k && strcmp(d->settled[i].group, group) == 0)
+			return d->settled[i].intervals;
+	return 0;
+}
+
+/*
+ * One interval of a job re-reading its 64M (usage 66M) below a 1G parent,
+ * with active_file active, pgactivate activations so far (v2; 0: the v1
+ * snapshot, which has none) and memory.low live (v2). Returns the decided
+ * memory.low (v2), the estimate and (ret_settled may be NULL) the
+ * intervals the engine reports memory.low converged after (0: none).
+ */
+static uint64_t ws_interval(struct mc_policy *pol, bool v2, uint64_t active, uint64_t activations,
+			    uint64_t live_low, uint64_t *ret_est, unsigned *ret_settled)
+{
+	struct gdef rows[] = {
+		{ "", { 1 * G, UNL, 0, 0, NA, UNL }, 200 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "job", { UNL, UNL, live_low, 0, NA, UNL }, 66 * M,
+		  { { "active_file", active }, { "inactive_file", 66 * M - active },
+		    { "workingset_refault_file", 0 }, { v2 ? "pgactivate" : NULL, activations } },
+		  { { { 0 } } }, 0, 0 },
+	};
+	struct mc_group_spec g[1];
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.numa = MC_NUMA_OFF, .groups = g, .n_groups = 1 };
+	struct mc_snapshot s;
+	struct mc_decisions d;
+	uint64_t low = 0;
+
+	if (!v2)
+		rows[1].raw[MC_KNOB_LOW] = NA;
+	spec_init(&g[0], "job");
+	g[0].protect = MC_PROTECT_ACTIVE;
+	snap_build(&s, rows, N(rows), 1 * G);
+	if (mc_policy_decide(pol, &p, &s, v2 ? &caps_v2 : &caps_v1, &d, NULL) < 0)
+		abort();
+	for (size_t i = 0; i < d.n_set; i++)
+		if (strcmp(d.set[i].group, "job") == 0 && d.set[i].knob == MC_KNOB_LOW)
+			low = d.set[i].value;
+	if (mc_policy_working_set(pol, "job", ret_est) < 0)
+		abort();
+	if (ret_settled)
+		*ret_settled = settled_of(&d, "job", MC_KNOB_LOW);
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+	return low;
+}
+
+/*
+ * The estimate does not decay while the job keeps touching its pages. The
+ * job's first pass makes all 64M active; from then on the kernel keeps
+ * moving its pages to the inactive list and its passes bring them back:
+ *   - v2: active 40M, and 6144 pages (24M) activated every interval: 40 +
+ *     24 = 64M in use, so memory.low stays 64M for 24 intervals, with no
+ *     write after the first. The same job idle (no activations): after the
+ *     hold (10 intervals) the estimate follows the active size down, 64 +
+ *     0.3 (40 - 64) = 56.8M at interval 12, and memory.low with it.
+ *   - v1 (no activation counter): active 40M and 52M by turns; the 12M it
+ *     grows by in every other interval are pages back in use (52 + 12 =
+ *     64M), so the estimate stays 64M; without that it would decay after
+ *     the hold, as the 40M intervals are 24M below it.
+ */
+static void test_ws_in_use(void)
+{
+	struct mc_policy_config cfg = { .cpus = 1 };
+
+	for (int idle = 0; idle <= 1; idle++) {
+		struct mc_policy *pol;
+		uint64_t low = 0, est = 0, act = 1000, low_at = 0;
+		size_t writes = 0, decayed_at = 0;
+
+		if (mc_policy_new(&cfg, &pol) < 0)
+			abort();
+		for (size_t k = 1; k <= 25; k++) {
+			uint64_t next = ws_interval(pol, true, k == 1 ? 64 * M : 40 * M, act, low, &est,
+						    NULL);
+
+			writes += next != low;
+			if (!decayed_at && est < 64 * M) {
+				decayed_at = k;
+				low_at = next;
+			}
+			low = next;
+			if (!idle)
+				act += 24 * M / K4;
+		}
+		if (!idle) {
+			tap_check(decayed_at == 0 && low == 64 * M && writes == 1,
+				  "ws in use, v2: memory.low stays 64M over 25 intervals, written once (est %llu, low %llu, writes %zu)",
+				  (unsigned long long)est, (unsigned long long)low, writes);
+		} else {
+			tap_check(decayed_at == 12,
+				  "ws idle, v2: the estimate follows the active size after the hold, at interval 12 (%zu)",
+				  decayed_at);
+			tap_check(low_at < 56 * M + 900 * 1024 && low_at > 56 * M,
+				  "ws idle, v2: memory.low follows it down (%llu)", (unsigned long long)low_at);
+		}
+		mc_policy_free(pol);
+	}
+	{
+		struct mc_policy *pol;
+		uint64_t est = 0, lowest = UNL;
+
+		if (mc_policy_new(&cfg, &pol) < 0)
+			abort();
+		for (size_t k = 1; k <= 25; k++) {
+			ws_interval(pol, false, k == 1 ? 64 * M : k % 2 ? 52 * M : 40 * M, 0, 0, &est,
+				    NULL);
+			if (est < lowest)
+				lowest = est;
+		}
+		tap_eq_u64(lowest, 64 * M, "ws in use, v1: active growth keeps the estimate at 64M");
 		mc_policy_free(pol);
 	}
 }
@@ -993,10 +1145,13 @@ static void test_v1_caps(void)
  * The seed-001 analog on v1, one interval: a 192M parent (headroom 8M,
  * deadband 2015232), ws (protect: active) with active file ws_active and
  * usage ws_usage, stream at its live cap. Returns the cap decided for
- * stream; *ret_why (may be NULL) gets a copy of its reason.
+ * stream; *ret_why (may be NULL) gets a copy of its reason, *ret_settled
+ * (may be NULL) the intervals the engine reports stream's cap converged
+ * after (0: not reported this interval).
  */
 static uint64_t v1_interval(struct mc_policy *pol, uint64_t live_cap, uint64_t ws_active,
-			    uint64_t ws_usage, uint64_t parent_usage, char **ret_why)
+			    uint64_t ws_usage, uint64_t parent_usage, char **ret_why,
+			    unsigned *ret_settled)
 {
 	struct gdef rows[] = {
 		{ "", { 192 * M, NA, NA, NA, UNL, UNL }, parent_usage, { { 0 } }, { { { 0 } } }, 0, 0 },
@@ -1026,6 +1181,8 @@ static uint64_t v1_interval(struct mc_policy *pol, uint64_t live_cap, uint64_t w
 			if (ret_why)
 				*ret_why = strdup(d.set[i].reason);
 		}
+	if (ret_settled)
+		*ret_settled = settled_of(&d, "stream", MC_KNOB_MAX);
 	mc_decisions_free(&d);
 	mc_snapshot_free(&s);
 	return cap;
@@ -1048,71 +1205,108 @@ static void test_v1_deadband(void)
 
 	if (mc_policy_new(&cfg, &pol) < 0)
 		abort();
-	cap = v1_interval(pol, UNL, 64 * M, 66 * M, 166 * M, NULL);
+	cap = v1_interval(pol, UNL, 64 * M, 66 * M, 166 * M, NULL, NULL);
 	tap_eq_u64(cap, 121716736, "v1 deadband 1: the cap is written");
-	cap = v1_interval(pol, cap, 64 * M, 66 * M + 8192, 185432 * 1024, &why);
+	cap = v1_interval(pol, cap, 64 * M, 66 * M + 8192, 185432 * 1024, &why, NULL);
 	tap_eq_u64(cap, 121716736, "v1 deadband 2: 8K more working set does not move the cap");
 	check_reason("v1 deadband 2", why ? why : "",
 		     "keeps 'stream' at 118864K: the cap 118856K it would get is within the deadband 1192K");
 	free(why);
-	cap = v1_interval(pol, cap, 64 * M, 66 * M + 8192, 189000 * 1024, NULL);
+	cap = v1_interval(pol, cap, 64 * M, 66 * M + 8192, 189000 * 1024, NULL, NULL);
 	tap_eq_u64(cap, 121708544, "v1 deadband 3: near the parent's limit the 8K are written");
-	cap = v1_interval(pol, cap, 70 * M, 70 * M, 186000 * 1024, NULL);
+	cap = v1_interval(pol, cap, 70 * M, 70 * M, 186000 * 1024, NULL, NULL);
 	tap_eq_u64(cap, 117522432, "v1 deadband 4: beyond the deadband the cap moves");
 	mc_policy_free(pol);
 }
 
 /*
- * After a workload change the decision converges within 3 intervals. The
- * job's working set is 32M (usage 33M) for 5 intervals, then 64M (usage
- * 66M), then 16M (usage 17M: it freed the rest). The caps they need:
- * 201326592 - 66M - 8M - 2015232 = 121716736, and 201326592 - 17M - 8M -
- * 2015232 = 173096960. Converged: within the deadband of that cap from
- * then on. Prints the intervals each change took.
+ * After a workload change the decision converges within 3 intervals, and
+ * the engine reports after how many. v1: the job's working set is 32M
+ * (usage 33M) for 8 intervals, then 64M (usage 66M), then 16M (usage 17M:
+ * it freed the rest). The caps they need: 201326592 - 66M - 8M - 2015232
+ * = 121716736, and 201326592 - 17M - 8M - 2015232 = 173096960. Each phase
+ * counts the intervals that wrote the cap (decided != live) and checks
+ * that the engine reports the same count, once, in the interval after the
+ * last write, and that the cap ends within the deadband of the one needed.
+ * v2: memory.low of a job whose active pages grow from 32M to 64M, then
+ * go idle at 40M: after the hold (10 intervals, no write), 3 writes
+ * (56.8M, 49.56M, 40M), reported as 3. Prints what each change took.
  */
+static void converge_check(const char *name, const uint64_t *vals, const unsigned *settled,
+			   size_t n, uint64_t live, uint64_t want)
+{
+	size_t writes = 0, last = 0, reports = 0, report_at = 0;
+	unsigned reported = 0;
+	uint64_t d;
+
+	for (size_t k = 0; k < n; k++) {
+		if (vals[k] != live) {
+			writes++;
+			last = k + 1;
+		}
+		if (settled[k]) {
+			reports++;
+			reported = settled[k];
+			report_at = k + 1;
+		}
+		live = vals[k];
+	}
+	d = vals[n - 1] > want ? vals[n - 1] - want : want - vals[n - 1];
+	printf("# %s: converged after %u interval(s), %zu write(s), %llu at the end\n", name,
+	       reported, writes, (unsigned long long)vals[n - 1]);
+	tap_check(writes >= 1 && writes <= 3 && d < mc_deadband(want, 4096),
+		  "converge: %s within 3 intervals (%zu writes, ends %llu off)", name, writes,
+		  (unsigned long long)d);
+	tap_check(reports == 1 && reported == writes && report_at == last + 1,
+		  "converge: %s reported once, after %zu interval(s), in interval %zu (got %zu reports, %u, in %zu)",
+		  name, writes, last + 1, reports, reported, report_at);
+}
+
 static void test_converge(void)
 {
 	static const struct {
 		const char *name;
 		uint64_t active, usage, want;
 	} phase[] = {
-		{ "start", 32 * M, 33 * M, 0 },
-		{ "grows to 64M", 64 * M, 66 * M, 121716736 },
-		{ "shrinks to 16M", 16 * M, 17 * M, 173096960 },
+		{ "v1 start", 32 * M, 33 * M, 201326592 - 33 * M - 8 * M - 2015232 },
+		{ "v1 grows to 64M", 64 * M, 66 * M, 121716736 },
+		{ "v1 shrinks to 16M", 16 * M, 17 * M, 173096960 },
 	};
 	struct mc_policy_config cfg = { .cpus = 1 };
 	struct mc_policy *pol;
-	uint64_t cap = UNL;
+	uint64_t cap = UNL, low = 0, est;
 
 	if (mc_policy_new(&cfg, &pol) < 0)
 		abort();
 	for (size_t ph = 0; ph < N(phase); ph++) {
-		uint64_t caps[8];
-		size_t settled = 0;
+		uint64_t caps[8], live = cap;
+		unsigned settled[8];
 
 		for (size_t k = 0; k < N(caps); k++) {
 			uint64_t stream = cap == UNL ? 100 * M : cap - M;
 
 			cap = v1_interval(pol, cap, phase[ph].active, phase[ph].usage,
-					  phase[ph].usage + stream, NULL);
+					  phase[ph].usage + stream, NULL, &settled[k]);
 			caps[k] = cap;
 		}
-		if (!phase[ph].want)
-			continue;
-		/* the first interval from which every cap is within the deadband of want */
-		for (size_t k = N(caps); k > 0; k--) {
-			uint64_t d = caps[k - 1] > phase[ph].want ? caps[k - 1] - phase[ph].want
-								  : phase[ph].want - caps[k - 1];
+		converge_check(phase[ph].name, caps, settled, N(caps), live, phase[ph].want);
+	}
+	mc_policy_free(pol);
 
-			if (d >= mc_deadband(phase[ph].want, 4096)) {
-				settled = k;
-				break;
-			}
+	if (mc_policy_new(&cfg, &pol) < 0)
+		abort();
+	for (int ph = 0; ph < 3; ph++) {
+		static const char *const names[] = { "v2 start", "v2 grows to 64M", "v2 goes idle" };
+		uint64_t lows[16], live = low;
+		unsigned settled[16];
+
+		for (size_t k = 0; k < N(lows); k++) {
+			low = ws_interval(pol, true, ph == 0 ? 32 * M : ph == 1 ? 64 * M : 40 * M,
+					  1000, low, &est, &settled[k]);
+			lows[k] = low;
 		}
-		printf("# %s: the cap converged in %zu interval(s) (%llu at the end)\n", phase[ph].name,
-		       settled + 1, (unsigned long long)caps[N(caps) - 1]);
-		tap_check(settled + 1 <= 3, "converge: %s within 3 intervals (took %zu)", phase[ph].name,
-			  settled + 1);
+		converge_check(names[ph], lows, settled, N(lows), live,
+			       ph == 0 ? 32 * M : ph == 1 ? 64 * M : 40 * M);
 	}
 	mc_policy_free(pol);
 }
@@ -1496,6 +1690,7 @@ int main(void)
 	test_decide_valid_chain();
 	test_v1_deadband();
 	test_v2_low_deadband();
+	test_ws_in_use();
 	test_converge();
 	test_units();
 	return tap_done();

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "store.h"
 #include "tap.h"
 
@@ -514,6 +515,72 @@ static void test_trust(void)
 	free(why);
 }
 
+/* The paths of s joined by spaces ("" shown as "."). */
+static const char *paths(const struct mc_hist_sample *s)
+{
+	static char buf[256];
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < s->n_groups && off < sizeof(buf); i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? " " : "",
+					*s->groups[i].g.path ? s->groups[i].g.path : ".");
+	return buf;
+}
+
+/*
+ * memctl run --record's sample is its snapshot taken before its writes:
+ * the steps it carried out are brought in (mc_hist_sample_step), keeping
+ * the groups in preorder, which the replay's model requires.
+ */
+static void test_sample_step(void)
+{
+	static const char *const start[] = { "", "a", "a/b", "c" };
+	struct mc_hist_sample s = { 0 };
+	struct mc_step st = { .kind = MC_STEP_MKDIR };
+
+	s.parent = strdup("/p");
+	s.groups = calloc(4, sizeof(*s.groups));
+	s.cap_groups = 4;
+	for (size_t i = 0; i < 4; i++) {
+		s.groups[i].g.path = strdup(start[i]);
+		s.groups[i].g.present = true;
+		s.groups[i].g.usage_valid = true;
+		s.groups[s.n_groups++].g.usage = 4096 * i;
+	}
+	st.group = "a/x";
+	tap_eq_int(mc_hist_sample_step(&s, &st), 0, "mkdir a/x");
+	tap_eq_str(paths(&s), ". a a/b a/x c", "a new group goes last below its parent (preorder)");
+	st.group = "d";
+	mc_hist_sample_step(&s, &st);
+	st.group = "d/e";
+	mc_hist_sample_step(&s, &st);
+	tap_eq_str(paths(&s), ". a a/b a/x c d d/e", "new groups below new groups, in the order made");
+	st.group = "a/x";
+	mc_hist_sample_step(&s, &st);
+	st.group = "q/r";
+	mc_hist_sample_step(&s, &st);
+	tap_eq_str(paths(&s), ". a a/b a/x c d d/e", "a group made twice, or below none: nothing");
+	tap_check(!mc_hist_find(&s, "d")->g.usage_valid && !mc_hist_find(&s, "d")->tasks_valid,
+		  "a new group has no values it was not given");
+	st = (struct mc_step){ .kind = MC_STEP_WRITE, .group = "a/b", .knob = MC_KNOB_MAX,
+			       .new_raw = 1 << 20 };
+	s.groups[2].g.bad = 1u << MC_KNOB_MAX;
+	tap_eq_int(mc_hist_sample_step(&s, &st), 0, "a write");
+	tap_check(s.groups[2].g.raw_valid[MC_KNOB_MAX] && s.groups[2].g.raw[MC_KNOB_MAX] == 1 << 20 &&
+		  !s.groups[2].g.bad && s.groups[2].g.usage == 8192,
+		  "sets the knob to the value written (and it parses), the rest stays");
+	st.group = "zz";
+	tap_eq_int(mc_hist_sample_step(&s, &st), 0, "a write to a group the sample lacks: nothing");
+	st = (struct mc_step){ .kind = MC_STEP_RMDIR, .group = "a" };
+	mc_hist_sample_step(&s, &st);
+	tap_eq_str(paths(&s), ". c d d/e", "a removed group goes with the groups below it");
+	st.group = "";
+	mc_hist_sample_step(&s, &st);
+	tap_eq_str(paths(&s), ". c d d/e", "the parent stays");
+	mc_hist_sample_release(&s);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/memctl-test-store.%ld", (long)getpid());
@@ -523,6 +590,7 @@ int main(void)
 	test_retention();
 	test_refresh();
 	test_trust();
+	test_sample_step();
 	rmstore();
 	for (int k = 0; k < N; k++)
 		mc_hist_sample_release(&want[k]);
