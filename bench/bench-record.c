@@ -34,6 +34,7 @@
 
 #include "bench-util.h"
 #include "capture.h"
+#include "state.h"
 #include "store-internal.h"
 
 static double cpu_us(void)
@@ -265,7 +266,7 @@ static void read_payloads(const char *dir, struct payloads *pl, size_t *ret_grou
 	struct st_io io = { 0 };
 	size_t n = 0, groups = 0;
 	char *why = NULL;
-	int fd = st_open_dir(dir, false, &why), r;
+	int fd = mc_state_open_dir(dir, false, &why), r;
 
 	if (fd < 0 || (r = st_list_shards(fd, dir, &sh, &n, &why)) < 0)
 		bench_die(why ? why : "st_list_shards", fd < 0 ? fd : EIO);

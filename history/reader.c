@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "state.h"
 #include "store-internal.h"
 
 struct mc_store_reader {
@@ -325,7 +326,7 @@ int mc_store_open(const char *dir, struct mc_store_reader **ret, char **ret_why)
 		e = -ENOMEM;
 		goto fail;
 	}
-	if ((e = st_open_dir(dir, false, ret_why)) < 0)
+	if ((e = mc_state_open_dir(dir, false, ret_why)) < 0)
 		goto fail;
 	r->dirfd = e;
 	if ((e = st_list_shards(r->dirfd, dir, &r->sh, &r->n, ret_why)) < 0)

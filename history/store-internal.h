@@ -181,13 +181,6 @@ struct st_shard {
 };
 
 /*
- * Checks what st describes as store file name in dir (NULL: dir itself):
- * -EPERM with *why (allocated) when untrusted.
- */
-int st_check_stat(const struct stat *st, const char *dir, const char *name, char **why);
-/* Opens dir (O_NOFOLLOW) and checks it; create: mkdir 0700 first. fd or -errno. */
-int st_open_dir(const char *dir, bool create, char **why);
-/*
  * The shards in dirfd, sorted by name. Files whose names are not shard
  * names are ignored; a shard file that is not trusted is -EPERM (why).
  */
