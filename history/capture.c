@@ -38,6 +38,8 @@ int mc_hist_capture_snapshot(struct mc_host *h, struct mc_snapshot *snap, double
 	ret->cgroup_version = mc_host_status(h)->memory_version == MC_CGV2 ? 2 : 1;
 	if (!(ret->parent = strdup(snap->parent)))
 		return -ENOMEM;
+	ret->parent_limit = snap->parent_limit;
+	ret->parent_limit_valid = true;
 	r = take_groups(h, snap, ret);
 	if (r == 0 && (r = mc_host_meminfo(NULL, &ret->host.meminfo)) == -ENOENT)
 		r = 0;

@@ -195,7 +195,7 @@ static int frame_record(struct mc_store_writer *w, uint64_t t_ns, bool key, size
 
 int mc_store_append(struct mc_store_writer *w, const struct mc_hist_sample *s)
 {
-	uint64_t t_ns = s->time > 0 ? (uint64_t)(s->time * 1e9) : 0;
+	uint64_t t_ns = st_u64_of(s->time, 1e9);
 	unsigned char e[ST_IDX_ENTRY];
 	struct st_rec rec;
 	size_t len;
