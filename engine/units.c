@@ -66,6 +66,16 @@ static bool divides(unsigned shift, uint64_t v)
 	return v == 0 || v == MC_SIZE_MAX || v % (UINT64_C(1) << shift) == 0;
 }
 
+unsigned mc_units_shift(const uint64_t *v, size_t n)
+{
+	unsigned shift = 40;
+
+	for (size_t i = 0; i < n; i++)
+		while (shift > 0 && !divides(shift, v[i]))
+			shift -= 10;
+	return shift;
+}
+
 char *mc_units_resolve(char *s, const uint64_t *extra, size_t n_extra, unsigned *ret_shift)
 {
 	unsigned shift = 40;
@@ -76,11 +86,9 @@ char *mc_units_resolve(char *s, const uint64_t *extra, size_t n_extra, unsigned 
 
 	if (!s)
 		return NULL;
-	for (; shift > 0; shift -= 10) {
+	for (shift = mc_units_shift(extra, n_extra); shift > 0; shift -= 10) {
 		bool ok = true;
 
-		for (size_t i = 0; ok && i < n_extra; i++)
-			ok = divides(shift, extra[i]);
 		for (p = strchr(s, MARK); ok && p; p = strchr(p, MARK)) {
 			if (!parse_mark(p + 1, &v, &end)) {
 				p++;

@@ -31,6 +31,12 @@ char *mc_units_mark(uint64_t bytes, char buf[static MC_UNITS_MARK_LEN]);
 char *mc_units_resolve(char *s, const uint64_t *extra, size_t n_extra, unsigned *ret_shift);
 
 /*
+ * The largest unit (shift 40, 30, 20, 10, else 0 for bytes) that divides
+ * every v[0..n) exactly; 0 and MC_SIZE_MAX are ignored (40 when all are).
+ */
+unsigned mc_units_shift(const uint64_t *v, size_t n);
+
+/*
  * The unit a resolved line uses: the shift (10, 20, 30, 40) of the size
  * tokens in it ("118M": a number directly followed by K, M, G or T and then
  * a character that is not a letter or digit), the smallest when they differ;
