@@ -719,13 +719,7 @@ int mc_journal_format(const struct mc_journal *j, char **ret, size_t *ret_len)
 	fputs("end\n", f);
 	if (j->failure)
 		fprintf(f, "failed %s\n", j->failure);
-	if (fclose(f) != 0) {
-		free(buf);
-		return -ENOMEM;
-	}
-	*ret = buf;
-	*ret_len = len;
-	return 0;
+	return host_text_close(f, &buf, &len, ret, ret_len);
 }
 
 void mc_journal_free(struct mc_journal *j)

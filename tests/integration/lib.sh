@@ -15,6 +15,8 @@
 #   created_setup                           REC, ABS and two profiles of the tests
 #                                           of the record of created groups
 #   apply_old                               old.yaml applied; before, writes of new.yaml
+#   fake_v2_group DIR [FILE=TEXT...]        a group of a fake cgroup v2 tree
+#   golden NAME < OUTPUT                    OUTPUT byte for byte against tests/golden/NAME
 #   fail MSG / pass MSG / check_eq GOT WANT MSG / summary
 
 set -u
@@ -37,6 +39,23 @@ summary() {
 	echo "# $T_NAME: $((T_CHECKS - T_FAILS))/$T_CHECKS checks passed"
 	[ "$T_CHECKS" -gt 0 ] || { echo "no checks ran"; exit 1; }
 	[ "$T_FAILS" -eq 0 ]
+}
+
+# One check: stdin byte for byte against the golden file tests/golden/NAME,
+# the difference shown when it fails; MEMCTL_REGEN_GOLDEN=1 rewrites the
+# file instead. (Feed it from a file: in a pipeline it would run in a
+# subshell, and its check would not count.)
+golden() {
+	local d
+	if [ "${MEMCTL_REGEN_GOLDEN:-}" = 1 ]; then
+		cat > "$SRC/tests/golden/$1"
+		pass "regenerated $1"
+	elif d=$(diff -u "$SRC/tests/golden/$1" -); then
+		pass "$1 matches"
+	else
+		fail "$1 differs:"
+		echo "$d"
+	fi
 }
 
 prereq_root() { [ "$(id -u)" -eq 0 ] || skip "needs root to create cgroups"; }
@@ -198,6 +217,23 @@ created_setup() {
 	ABS=${T_SELF%/}/$P
 	tree_profile "$T_TMP/keep.yaml" "$P" keep/max=64M
 	tree_profile "$T_TMP/two.yaml" "$P" keep/max=64M r1/max=48M r1/soft_limit=8M r2/max=40M
+}
+
+# Makes DIR a group of a fake cgroup v2 tree (for MEMCTL_CGROUP_ROOT), with
+# the files of a v2 kernel's memory controller: no limits, no protection,
+# 1M in use (half anon, half file), no events, no pressure. FILE=TEXT
+# writes TEXT (with printf's backslash escapes, and a newline) to FILE
+# instead of its default.
+fake_v2_group() {
+	local d=$1 kv z="avg10=0.00 avg60=0.00 avg300=0.00 total=0"
+	shift
+	mkdir -p "$d" || return 1
+	for kv in "cgroup.controllers=cpu memory" memory.max=max memory.high=max memory.low=0 \
+		memory.min=0 memory.swap.max=max memory.current=1048576 \
+		'memory.stat=anon 524288\nfile 524288' 'memory.events=low 0\nhigh 0\nmax 0\noom 0\noom_kill 0' \
+		"memory.pressure=some $z\nfull $z" "$@"; do
+		printf '%b\n' "${kv#*=}" > "$d/${kv%%=*}" || return 1
+	done
 }
 
 # kernel file value of group (relative to our cgroup)
