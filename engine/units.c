@@ -129,29 +129,3 @@ char *mc_units_resolve(char *s, const uint64_t *extra, size_t n_extra, unsigned 
 		*ret_shift = shift;
 	return out;
 }
-
-static bool is_alnum(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-int mc_units_of_line(const char *s)
-{
-	int best = -1;
-	const char *p = s, *q;
-
-	while (*p) {
-		/* a token starts at a digit not preceded by a letter, a digit or '.' */
-		if (!(*p >= '0' && *p <= '9') || (p > s && (is_alnum(p[-1]) || p[-1] == '.'))) {
-			p++;
-			continue;
-		}
-		for (q = p; (*q >= '0' && *q <= '9') || *q == '.'; q++)
-			;
-		for (int u = 1; u <= 4; u++)
-			if (*q == unit_letter[u] && !is_alnum(q[1]) && (best < 0 || u * 10 < best))
-				best = u * 10;
-		p = q;
-	}
-	return best;
-}

@@ -36,14 +36,6 @@ char *mc_units_resolve(char *s, const uint64_t *extra, size_t n_extra, unsigned 
  */
 unsigned mc_units_shift(const uint64_t *v, size_t n);
 
-/*
- * The unit a resolved line uses: the shift (10, 20, 30, 40) of the size
- * tokens in it ("118M": a number directly followed by K, M, G or T and then
- * a character that is not a letter or digit), the smallest when they differ;
- * -1 when the line has none.
- */
-int mc_units_of_line(const char *s);
-
 /* Formats bytes in the unit 1 << shift: "118M", or "117.99M" when the unit
  * does not divide bytes (two decimals, rounded down); "max"; "0". Returns
  * buf (MC_UNITS_MARK_LEN bytes). */

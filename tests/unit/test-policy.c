@@ -1370,9 +1370,6 @@ static void test_units(void)
 	s = mc_units_resolve(mc_asprintf("zero %s", mc_units_mark(0, a)), NULL, 0, &sh);
 	tap_eq_str(s ? s : "", "zero 0", "units: 0 is 0");
 	free(s);
-	tap_eq_int(mc_units_of_line("caps 'g1' at 118864K of 196608K; 2M x 2 CPUs"), 10,
-		   "units: the smallest unit of a line");
-	tap_eq_int(mc_units_of_line("usage 33 of 100%, group 'x4K'"), -1, "units: none in a line");
 	tap_eq_str(mc_units_format(118 * M + 512 * 1024 + 1, 20, a), "118.50M",
 		   "units: decimals where the unit does not divide");
 	tap_eq_str(mc_units_format(3 * K4, 10, a), "12K", "units: format in K");
