@@ -290,7 +290,9 @@ uint64_t mc_ws_update(struct mc_ws_state *st, const struct mc_ws_sample *in, uin
 		st->below = 0;
 	} else if (seen >= est || est - seen < mc_deadband(est, page)) {
 		st->below = 0;
-	} else if (++st->below > hold) {
+	} else if (++st->below >= hold + MC_WS_RELEASE) {
+		est = seen;
+	} else if (st->below > hold) {
 		est = mc_ws_estimate(est, seen, 0, MC_SIZE_MAX, alpha);
 	}
 	if (in->usage != MC_SIZE_MAX && est > sat_add(in->usage, in->refault))

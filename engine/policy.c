@@ -43,7 +43,9 @@
  *    v1, which counts no activations, what the active lists grew by - is
  *    within the deadband of it); without that evidence it holds for ws_hold
  *    intervals (a job between passes over its pages is still using them),
- *    then follows what is seen in use down; it never exceeds usage plus
+ *    then comes down to what is seen in use within MC_WS_RELEASE (3)
+ *    intervals, so what is derived from it converges as fast as a cap
+ *    does after a workload change; it never exceeds usage plus
  *    refaults, and is capped at the group's max. memory.stat keys
  *    are v2's on every host (the host layer renames v1's total_* ones). The
  *    estimate (or the size of protect: SIZE) is a floor for the split
@@ -88,19 +90,27 @@
  * value is emitted again, because the planner would otherwise write the
  * profile's static value over it (a value the deadband keeps is emitted as
  * the live value). The planner drops writes equal to the live value.
+ * Convergence: each emitted value is compared with the live one; a group
+ * counts, per knob, the intervals in a row whose value was not live (each a
+ * write), and the first interval whose value is live reports the count in
+ * the decisions' settled list (what memctl run logs as "converged after N
+ * intervals"). Reclaims are not counted: emulating high on v1 reclaims
+ * every interval for as long as the group runs above it.
  * Reasons and notes carry every size in one unit (units.h), chosen with the
  * setting's old and new value so that a log line showing them is in one
  * unit too. Settings of one group never break min <= low <= high <= max:
  * a derived low is clamped below the (derived) high and max.
  *
- * State (smoothed working sets, refault and fallback counters, NUMA
- * deficits and round-robin positions) is kept per group path. A group not
+ * State (smoothed working sets, refault, activation and fallback counters,
+ * the last active sizes, the moving counts, NUMA deficits and round-robin
+ * positions) is kept per group path. A group not
  * seen in a call has its state dropped at the end of that call: a group of
  * that name seen later is a new group with a new workload. Everything a
  * call computes is committed only when the call succeeds, so a failed call
  * (-ENOMEM) leaves the state as it was, except for empty entries.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +134,7 @@ struct gstate {
 	bool activate_valid;
 	uint64_t active;         /* last active size, bytes */
 	bool active_valid;
+	unsigned moving[K];      /* intervals in a row the derived value was not the live one */
 	uint64_t fallback;       /* last THP fallback counter */
 	bool fallback_valid;
 	int64_t *deficit;        /* NUMA deficit per node */
@@ -192,6 +203,7 @@ struct node {
 	uint64_t emu;                      /* usage above an emulated high */
 	/* share of the parent's demand */
 	uint64_t take, first;
+	unsigned moving[K];                /* pol's moving[] to commit */
 	/* NUMA state to commit */
 	bool numa_touched;
 	int64_t *new_deficit;
@@ -219,9 +231,8 @@ struct sz {
 };
 
 /*
- * Sizes in reasons and notes are marked (S) and resolved into one unit per
- * message when it is pushed (units.h); P formats one size on its own, for
- * diagnostics that quote a profile's value as written.
+ * Sizes in reasons, notes and diagnostics are marked (S) and resolved into
+ * one unit per message when it is pushed (units.h), the huge-page size too.
  */
 static struct sz S(uint64_t v)
 {
@@ -231,12 +242,19 @@ static struct sz S(uint64_t v)
 	return r;
 }
 
-static struct sz P(uint64_t v)
+/*
+ * Adds diagnostic msg (taken; NULL: out of memory) with its marked sizes in
+ * one unit. Returns mc_diags_add's result, or -ENOMEM.
+ */
+static int diag_units(struct mc_diags *diags, const char *file, int line, int col,
+		      const char *path, char *msg)
 {
-	struct sz r;
+	int r = -ENOMEM;
 
-	if (mc_size_format(v, r.s, sizeof(r.s)) < 0)
-		snprintf(r.s, sizeof(r.s), "%llu", (unsigned long long)v);
+	msg = mc_units_resolve(msg, NULL, 0, NULL);
+	if (msg)
+		r = mc_diags_add(diags, file, line, col, path, "%s", msg);
+	free(msg);
 	return r;
 }
 
@@ -404,10 +422,49 @@ void mc_decisions_free(struct mc_decisions *d)
 	}
 	for (size_t i = 0; i < d->n_notes; i++)
 		free(d->notes[i]);
+	for (size_t i = 0; i < d->n_settled; i++)
+		free(d->settled[i].group);
 	free(d->set);
 	free(d->reclaim);
 	free(d->notes);
+	free(d->settled);
 	memset(d, 0, sizeof(*d));
+}
+
+/*
+ * Convergence of setting st, pushed for node nd: a value that is not the
+ * live one (a write) extends the group's run of moving intervals for that
+ * knob; the live value ends the run, and a run that ended is reported.
+ */
+static int track_settled(struct build *b, const struct mc_setting *st)
+{
+	struct node *nd = NULL;
+	const struct gstate *gs;
+	struct mc_settled *out;
+
+	for (size_t i = 1; i < b->len && !nd; i++)
+		if (strcmp(b->n[i].path, st->group) == 0)
+			nd = &b->n[i];
+	if (!nd || nd->st == NO_NODE)
+		return 0;	/* not on the host yet: nothing to compare with */
+	gs = &b->pol->g[nd->st];
+	if (!nd->g->raw_valid[st->knob] || nd->g->raw[st->knob] != st->value) {
+		nd->moving[st->knob] = gs->moving[st->knob] + (gs->moving[st->knob] < UINT_MAX);
+		return 0;
+	}
+	nd->moving[st->knob] = 0;
+	if (!gs->moving[st->knob])
+		return 0;
+	if (mc_array_reserve(&b->d.settled, &b->d.cap_settled, b->d.n_settled + 1,
+			     sizeof(*b->d.settled)) < 0)
+		return -ENOMEM;
+	out = &b->d.settled[b->d.n_settled];
+	*out = (struct mc_settled){ .knob = st->knob, .value = st->value,
+				    .intervals = gs->moving[st->knob], .policy = st->policy };
+	if (!(out->group = strdup(st->group)))
+		return -ENOMEM;
+	b->d.n_settled++;
+	return 0;
 }
 
 /* Takes ownership of reason (NULL: out of memory). */
@@ -419,7 +476,7 @@ static int push_setting(struct build *b, const char *group, const char *policy, 
 	uint64_t shown[2] = { v, g && g->raw_valid[k] ? g->raw[k] : 0 };
 
 	/* one unit for the reason and the old -> new a log line shows beside it */
-	reason = mc_units_resolve(reason, shown, 2, NULL);
+	reason = mc_units_resolve(reason, shown, 2, &st.reason_unit);
 	st.reason = reason;
 	if (!reason || mc_array_reserve(&b->d.set, &b->d.cap_set, b->d.n_set + 1, sizeof(st)) < 0 ||
 	    !(st.group = strdup(group))) {
@@ -427,7 +484,7 @@ static int push_setting(struct build *b, const char *group, const char *policy, 
 		return -ENOMEM;
 	}
 	b->d.set[b->d.n_set++] = st;
-	return 0;
+	return track_settled(b, &st);
 }
 
 /* Takes ownership of reason and node_bytes. */
@@ -438,7 +495,7 @@ static int push_reclaim(struct build *b, const char *group, uint64_t bytes, uint
 				 .n_nodes = node_bytes ? n_nodes : 0,
 				 .policy = MC_POLICY_SOFT_LIMIT };
 
-	reason = mc_units_resolve(reason, &bytes, 1, NULL);
+	reason = mc_units_resolve(reason, &bytes, 1, &rc.reason_unit);
 	rc.reason = reason;
 	if (!reason ||
 	    mc_array_reserve(&b->d.reclaim, &b->d.cap_reclaim, b->d.n_reclaim + 1, sizeof(rc)) < 0 ||
@@ -728,7 +785,7 @@ static uint64_t thp_gap(const struct mc_policy_config *cfg, char why[static 64])
 		snprintf(why, 64, "the configured THP floor");
 		return cfg->thp_floor;
 	}
-	snprintf(why, 64, "2M x %u %s", cpus, cpu_word(cpus));
+	snprintf(why, 64, "%s x %u %s", S(MC_THP_SIZE).s, cpus, cpu_word(cpus));
 	return gap;
 }
 
@@ -767,10 +824,10 @@ static int node_high(struct build *b, struct node *nd)
 
 		if (!path)
 			return -ENOMEM;
-		r = b->diags ? mc_diags_add(b->diags, b->p->file, nd->wanted[MC_KNOB_HIGH] ? pos->line : 0,
-					    nd->wanted[MC_KNOB_HIGH] ? pos->col : 0, path,
-					    "max '%s' leaves no room for high: a THP group needs at least %s (%s) between high and max",
-					    P(nd->max).s, P(gap).s, gapwhy)
+		r = b->diags ? diag_units(b->diags, b->p->file, nd->wanted[MC_KNOB_HIGH] ? pos->line : 0,
+					  nd->wanted[MC_KNOB_HIGH] ? pos->col : 0, path,
+					  mc_asprintf("max '%s' leaves no room for high: a THP group needs at least %s (%s) between high and max",
+						      S(nd->max).s, S(gap).s, gapwhy))
 			     : 0;
 		free(path);
 		return r;
@@ -780,12 +837,12 @@ static int node_high(struct build *b, struct node *nd)
 	nd->high = h;
 	nd->high_set = true;
 	if (nd->max != MC_SIZE_MAX && (high > nd->max || nd->max - high < thp_gap(b->cfg, gapwhy)))
-		nd->high_why = mc_asprintf("lowers high %s to %s: a THP group needs %s (%s) between high and max %s, on a 2M boundary",
+		nd->high_why = mc_asprintf("lowers high %s to %s: a THP group needs %s (%s) between high and max %s, on a %s boundary",
 					 S(high).s, S(h).s, S(thp_gap(b->cfg, gapwhy)).s, gapwhy,
-					 S(nd->max).s);
+					 S(nd->max).s, S(MC_THP_SIZE).s);
 	else
-		nd->high_why = mc_asprintf("aligns high %s down to a 2M boundary: %s (THP group)",
-					 S(high).s, S(h).s);
+		nd->high_why = mc_asprintf("aligns high %s down to a %s boundary: %s (THP group)",
+					 S(high).s, S(MC_THP_SIZE).s, S(h).s);
 	return nd->high_why ? 0 : -ENOMEM;
 }
 
@@ -1192,6 +1249,7 @@ static int v1_caps(struct build *b, size_t i)
 	for (size_t j = i + 1; j < b->len; j++) {
 		struct node *c = &b->n[j];
 		const char *extra = "";
+		char floor_txt[64];
 		uint64_t v = cap, live, held;
 		bool live_ok, bound = false;
 		char *why;
@@ -1208,7 +1266,9 @@ static int v1_caps(struct build *b, size_t i)
 			bound = true;
 		} else if (v == mc_sibling_cap(MC_SIZE_MAX, MC_SIZE_MAX, h, MC_SIZE_MAX, b->page)) {
 			/* (that call yields the floor alone) */
-			extra = " (the floor: 2 x headroom, at least 16M)";
+			snprintf(floor_txt, sizeof(floor_txt), " (the floor: 2 x headroom, at least %s)",
+				 S(16ULL << 20).s);
+			extra = floor_txt;
 		}
 		live_ok = c->g->raw_valid[MC_KNOB_MAX];
 		live = live_ok ? c->g->raw[MC_KNOB_MAX] : MC_SIZE_MAX;
@@ -1377,7 +1437,7 @@ static int node_reclaim(struct build *b, struct node *nd, char **numa_names)
 		return -ENOMEM;
 	bytes = nd->thp ? mc_thp_round_up(raw) : page_up(raw, b->page);
 	if (nd->thp && bytes != raw)
-		why = xcat(why, "; rounded up to whole 2M huge pages: %s", S(bytes).s);
+		why = xcat(why, "; rounded up to whole %s huge pages: %s", S(MC_THP_SIZE).s, S(bytes).s);
 	if (!why)
 		return -ENOMEM;
 	if ((r = numa_split(b, nd, bytes, &nodes, &why)) < 0) {
@@ -1425,6 +1485,7 @@ static void commit(struct build *b)
 		st->activate = nd->activate_now;
 		st->active_valid = true;
 		st->active = nd->active;
+		memcpy(st->moving, nd->moving, sizeof(st->moving));
 		st->fallback_valid = nd->fallback_now_valid;
 		st->fallback = nd->fallback_now;
 		if (!nd->numa_touched)
@@ -1654,11 +1715,11 @@ static int check_group(const struct mc_profile *p, const struct mc_policy_config
 		if (mx->bytes - hi->bytes < gap) {
 			char *path = mc_asprintf("%s.high", key);
 
-			r = path ? mc_diags_add(diags, p->file, g->knob_pos[MC_KNOB_HIGH].line,
-						g->knob_pos[MC_KNOB_HIGH].col, path,
-						"high '%s' leaves %s below max '%s'; a THP group needs at least %s (%s)",
-						P(hi->bytes).s, P(mx->bytes - hi->bytes).s,
-						P(mx->bytes).s, P(gap).s, gapwhy)
+			r = path ? diag_units(diags, p->file, g->knob_pos[MC_KNOB_HIGH].line,
+					      g->knob_pos[MC_KNOB_HIGH].col, path,
+					      mc_asprintf("high '%s' leaves %s below max '%s'; a THP group needs at least %s (%s)",
+							  S(hi->bytes).s, S(mx->bytes - hi->bytes).s,
+							  S(mx->bytes).s, S(gap).s, gapwhy))
 				 : -ENOMEM;
 			free(path);
 			if (r < 0) {

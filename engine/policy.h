@@ -26,6 +26,13 @@
 
 #define MC_THP_SIZE (2ULL * 1024 * 1024)
 
+/*
+ * Intervals in which a working-set estimate, once its hold is over, comes
+ * down to what is seen in use: smoothed in the first ones, there in the
+ * last, so a decision derived from it converges within this many writes.
+ */
+#define MC_WS_RELEASE 3U
+
 /* Names of the five policies, as memctl status, top and export show them. */
 #define MC_POLICY_SOFT_LIMIT "soft-limit"
 #define MC_POLICY_ACTIVE_SET "active-set"
@@ -41,8 +48,8 @@ struct mc_policy_config {
 	 * memory back even below its limit. 0: default 10. */
 	double psi_some_threshold;
 	/* Smoothing factor of the working-set estimate's release (how fast it
-	 * follows the active size down once the hold is over), 0 < alpha <= 1.
-	 * 0: default 0.3. */
+	 * follows the active size down once the hold is over, in the
+	 * MC_WS_RELEASE intervals it takes), 0 < alpha <= 1. 0: default 0.3. */
 	double ws_alpha;
 	/* Intervals the estimate holds after the active size fell below it by
 	 * more than the deadband: a job between two passes over its pages has
@@ -62,6 +69,10 @@ struct mc_setting {
 	uint64_t value;         /* abstract bytes, MC_SIZE_MAX = no limit */
 	const char *policy;     /* which policy decided it (static): MC_POLICY_* */
 	char *reason;
+	/* the unit (shift: 0 bytes, 10 K, 20 M, 30 G, 40 T) the reason's sizes are
+	 * in, which also divides value and the live value: a line showing old ->
+	 * new beside the reason writes them in it */
+	unsigned reason_unit;
 };
 
 struct mc_reclaim {
@@ -71,6 +82,21 @@ struct mc_reclaim {
 	size_t n_nodes;
 	const char *policy;     /* which policy decided it (static): MC_POLICY_* */
 	char *reason;
+	unsigned reason_unit;   /* as mc_setting's, dividing bytes */
+};
+
+/*
+ * A derived setting that stopped moving: this interval the policy's value
+ * of knob in group is its live value, after `intervals` intervals in a row
+ * in which it was not (each one a write). It says how many intervals a
+ * decision took to converge after a workload change (memctl run logs it).
+ */
+struct mc_settled {
+	char *group;            /* relative to the profile's parent */
+	enum mc_knob knob;
+	uint64_t value;
+	unsigned intervals;
+	const char *policy;     /* MC_POLICY_* (static) */
 };
 
 struct mc_decisions {
@@ -82,7 +108,9 @@ struct mc_decisions {
 	 * ("NUMA split computed but memory.reclaim has no nodes= here"). */
 	char **notes;
 	size_t n_notes;
-	size_t cap_set, cap_reclaim, cap_notes;  /* allocated lengths of the three arrays */
+	struct mc_settled *settled;
+	size_t n_settled;
+	size_t cap_set, cap_reclaim, cap_notes, cap_settled;  /* allocated lengths */
 };
 
 struct mc_policy;
@@ -103,7 +131,9 @@ int mc_policy_child(struct mc_policy *pol, const char *key, struct mc_policy **r
  * One interval: decides settings and reclaims for profile p on snapshot s
  * (a snapshot of p's parent, as for mc_plan_build). Updates the state
  * (working-set estimates, refault counters, NUMA deficits), so call it once
- * per interval. Problems that make a decision impossible are appended to
+ * per interval. Each derived setting is compared with its live value, and
+ * one that stopped moving is reported in ret->settled. Problems that make a
+ * decision impossible are appended to
  * diags but do not fail the call. Returns 0 or -ENOMEM; *ret is not written
  * on failure.
  */
@@ -193,7 +223,8 @@ struct mc_ws_sample {
  *   - Without that evidence it holds `hold` more intervals (a job between
  *     two passes over its pages has not stopped using them; on v1 nothing
  *     counts activations), then follows seen down by mc_ws_estimate's
- *     smoothing.
+ *     smoothing, and is at it in the MC_WS_RELEASE-th interval after the
+ *     hold.
  *   - It never exceeds usage + refault (memory the job freed is not its
  *     working set any more: a job that shrinks is followed at once) nor
  *     max, and is rounded up to page.

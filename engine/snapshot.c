@@ -297,21 +297,18 @@ int mc_parse_psi(const char *buf, size_t len, struct mc_psi *ret)
 		int r;
 
 		next_line(buf, len, &pos, &line, &ll);
-		if (!next_token(line, ll, &lp, &kind, &kl))
+		if (!next_token(line, ll, &lp, &kind, &kl) || kl != 4 ||
+		    (memcmp(kind, "some", 4) != 0 && memcmp(kind, "full", 4) != 0))
 			continue;
-		if (kl == 4 && memcmp(kind, "some", 4) == 0) {
-			r = parse_psi_line(line, ll, lp, avg, &total);
-			if (r < 0)
-				return r;
+		if ((r = parse_psi_line(line, ll, lp, avg, &total)) < 0)
+			return r;
+		if (memcmp(kind, "some", 4) == 0) {
 			p.some_avg10 = avg[0];
 			p.some_avg60 = avg[1];
 			p.some_avg300 = avg[2];
 			p.some_total = total;
 			some = true;
-		} else if (kl == 4 && memcmp(kind, "full", 4) == 0) {
-			r = parse_psi_line(line, ll, lp, avg, &total);
-			if (r < 0)
-				return r;
+		} else {
 			p.full_avg10 = avg[0];
 			p.full_avg60 = avg[1];
 			p.full_avg300 = avg[2];

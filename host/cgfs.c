@@ -640,6 +640,17 @@ int mc_host_rmdir(struct mc_host *h, const char *group)
 	return r;
 }
 
+int host_text_close(FILE *f, char **buf, size_t *len, char **ret, size_t *ret_len)
+{
+	if (fclose(f) != 0) {
+		free(*buf);
+		return -ENOMEM;
+	}
+	*ret = *buf;
+	*ret_len = *len;
+	return 0;
+}
+
 int host_each_line(const char *buf, size_t len, size_t max,
 		   int (*fn)(void *arg, const char *line, unsigned lineno), void *arg,
 		   unsigned *ret_line, bool *ret_bad_end)

@@ -104,13 +104,7 @@ int mc_created_format(const struct mc_created *c, char **ret, size_t *ret_len)
 	fputs(CREATED_MAGIC "\n", f);
 	for (size_t i = 0; i < c->n; i++)
 		fprintf(f, "group %" PRIu64 " %s\n", c->v[i].id, c->v[i].path);
-	if (fclose(f) != 0) {
-		free(buf);
-		return -ENOMEM;
-	}
-	*ret = buf;
-	*ret_len = len;
-	return 0;
+	return host_text_close(f, &buf, &len, ret, ret_len);
 }
 
 /*

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "host.h"
@@ -150,6 +151,13 @@ bool host_has_word(const char *text, const char *word);
 int host_each_line(const char *buf, size_t len, size_t max,
 		   int (*fn)(void *arg, const char *line, unsigned lineno), void *arg,
 		   unsigned *ret_line, bool *ret_bad_end);
+
+/*
+ * Finishes the text of a state file written to f, an open_memstream(buf,
+ * len): *ret and *ret_len get the text, the caller's to free. 0, or
+ * -ENOMEM (then the text is freed and *ret is not written).
+ */
+int host_text_close(FILE *f, char **buf, size_t *len, char **ret, size_t *ret_len);
 
 /*
  * Reads MEMCTL_FAIL_WRITE / MEMCTL_STOP_AFTER_WRITE into h when compiled

@@ -52,6 +52,8 @@ test=$1; shift
 args=$(IFS=,; echo "$*")
 
 log() { echo "run-guest.sh: $*" >&2; }
+# The machine both guests boot (qemu_machine, qemu_cmdline_*).
+. "$here/qemu-machine.sh"
 
 if ! command -v qemu-system-x86_64 >/dev/null; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -118,23 +120,9 @@ else
 		drive=(-drive "file=$work/disk.img,format=raw,if=virtio,cache=unsafe")
 	fi
 
-	# no_timer_check: on a loaded host TCG can be too slow for the IO-APIC
-	# timer check, which then panics the boot ("IO-APIC + timer doesn't work").
-	cmdline="console=ttyS0 oops=panic panic=-1 loglevel=4 no_timer_check memctl_zram=$zram"
-	cmdline="$cmdline memctl_kernel=$([ -n "$baseline" ] && echo baseline || echo patched)"
-	[ "$test" = shell ] || cmdline="$cmdline memctl_test=$test"
-	[ -n "$args" ] && cmdline="$cmdline memctl_args=$args"
-	cmdline="$cmdline$append"
-
-	qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 1G
-		-smp 2,sockets=2,cores=1,threads=1
-		-object memory-backend-ram,id=m0,size=512M
-		-object memory-backend-ram,id=m1,size=512M
-		-numa node,nodeid=0,cpus=0,memdev=m0
-		-numa node,nodeid=1,cpus=1,memdev=m1
-		-nographic -no-reboot -nodefaults -serial stdio -display none
-		-kernel "$kernel" -initrd "$work/initramfs.cpio"
-		"${drive[@]}" -append "$cmdline")
+	cmdline="$(qemu_cmdline_base "$baseline" "$zram")$(qemu_cmdline_test "$test" "$args" "$append")"
+	qemu_machine "$kernel"
+	qemu+=(-initrd "$work/initramfs.cpio" "${drive[@]}" -append "$cmdline")
 fi
 
 if [ "$test" = shell ]; then

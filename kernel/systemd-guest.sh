@@ -43,7 +43,8 @@ systemd_guest_deb() {
 }
 
 # systemd_guest_prepare: the root image, the input and result disks, the
-# kernel command line and the qemu command (the array qemu).
+# kernel command line and the qemu command (the array qemu: the machine of
+# qemu-machine.sh with these disks).
 systemd_guest_prepare() {
 	local img rc=0 f
 	if ! command -v qemu-img >/dev/null; then
@@ -89,8 +90,7 @@ systemd_guest_prepare() {
 	# failures and the tests' own output.
 	cmdline="root=/dev/vda rw rootfstype=ext4 init=/lib/systemd/systemd"
 	cmdline="$cmdline systemd.unified_cgroup_hierarchy=1 systemd.show_status=error"
-	cmdline="$cmdline console=ttyS0 oops=panic panic=-1 loglevel=4 no_timer_check memctl_zram=$zram"
-	cmdline="$cmdline memctl_kernel=$([ -n "$baseline" ] && echo baseline || echo patched)"
+	cmdline="$cmdline $(qemu_cmdline_base "$baseline" "$zram")"
 	if [ "$test" = shell ]; then
 		# A root shell on the console instead of the tests.
 		cmdline="$cmdline systemd.unit=emergency.target systemd.setenv=SYSTEMD_SULOGIN_FORCE=1"
@@ -99,23 +99,16 @@ systemd_guest_prepare() {
 		all) ;;
 		bench/*) [ -f "$repo/bench/guest/${test#bench/}" ] ||
 			{ log "no benchmark '${test#bench/}' in bench/guest"; exit 2; } ;;
-		*) [ -f "$repo/tests/guest/systemd/$test" ] ||
-			{ log "no test '$test' in tests/guest/systemd"; exit 2; } ;;
+		*) for f in $(echo "$test" | tr , ' '); do
+			[ -f "$repo/tests/guest/systemd/$f" ] ||
+				{ log "no test '$f' in tests/guest/systemd"; exit 2; }
+		   done ;;
 		esac
-		cmdline="$cmdline memctl_test=$test"
 	fi
-	[ -n "$args" ] && cmdline="$cmdline memctl_args=$args"
-	cmdline="$cmdline$append"
+	cmdline="$cmdline$(qemu_cmdline_test "$test" "$args" "$append")"
 
-	qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 1G
-		-smp 2,sockets=2,cores=1,threads=1
-		-object memory-backend-ram,id=m0,size=512M
-		-object memory-backend-ram,id=m1,size=512M
-		-numa node,nodeid=0,cpus=0,memdev=m0
-		-numa node,nodeid=1,cpus=1,memdev=m1
-		-nographic -no-reboot -nodefaults -serial stdio -display none
-		-kernel "$kernel"
-		-drive "file=$work/root.qcow2,format=qcow2,if=virtio,cache=unsafe"
+	qemu_machine "$kernel"
+	qemu+=(-drive "file=$work/root.qcow2,format=qcow2,if=virtio,cache=unsafe"
 		-drive "file=$work/in.tar,format=raw,if=virtio,readonly=on"
 		-drive "file=$work/out.img,format=raw,if=virtio,cache=unsafe"
 		-append "$cmdline")

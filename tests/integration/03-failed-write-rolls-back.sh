@@ -7,41 +7,10 @@ prereq_fault_injection
 
 T_TMP=$(mktemp -d)
 # An existing group whose values the failed apply must restore.
-cat > "$T_TMP/old.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $T_PREFIX-a:
-    max: 300M
-    soft_limit: 100M
-    groups:
-      x:
-        max: 200M
-YAML
-cat > "$T_TMP/new.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $T_PREFIX-a:
-    max: 100M
-    soft_limit: 50M
-    swap_max: 32M
-    groups:
-      x:
-        max: 80M
-      y:
-        max: 60M
-  $T_PREFIX-b:
-    max: 64M
-    soft_limit: 32M
-    groups:
-      z:
-        max: 32M
-YAML
-mc -q apply "$T_TMP/old.yaml"
-check_rc $? 0 "apply the old state"
-before=$(state_dump)
-writes=$(plan_writes "$T_TMP/new.yaml")
+tree_profile "$T_TMP/old.yaml" "$T_PREFIX-a" max=300M soft_limit=100M x/max=200M
+tree_profile "$T_TMP/new.yaml" "$T_PREFIX-a" max=100M soft_limit=50M swap_max=32M x/max=80M \
+	y/max=60M -- "$T_PREFIX-b" max=64M soft_limit=32M z/max=32M
+apply_old
 [ "$writes" -ge 6 ] && pass "plan has $writes writes" || fail "plan has only $writes writes"
 
 for err in EINVAL EBUSY ENOENT; do

@@ -6,31 +6,10 @@ prereq_memcg
 prereq_fault_injection
 
 T_TMP=$(mktemp -d)
-cat > "$T_TMP/old.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $T_PREFIX-a:
-    max: 300M
-    soft_limit: 100M
-YAML
-cat > "$T_TMP/new.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $T_PREFIX-a:
-    max: 100M
-    soft_limit: 60M
-    groups:
-      n:
-        max: 50M
-  $T_PREFIX-b:
-    max: 64M
-YAML
-mc -q apply "$T_TMP/old.yaml"
-check_rc $? 0 "apply the old state"
-before=$(state_dump)
-writes=$(plan_writes "$T_TMP/new.yaml")
+tree_profile "$T_TMP/old.yaml" "$T_PREFIX-a" max=300M soft_limit=100M
+tree_profile "$T_TMP/new.yaml" "$T_PREFIX-a" max=100M soft_limit=60M n/max=50M -- \
+	"$T_PREFIX-b" max=64M
+apply_old
 
 for k in $(seq 1 "$writes"); do
 	MEMCTL_STOP_AFTER_WRITE=$k "$MEMCTL" -q apply "$T_TMP/new.yaml" &

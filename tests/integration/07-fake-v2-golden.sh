@@ -6,23 +6,12 @@
 T_TMP=$(mktemp -d)
 trap 'rm -rf "$T_TMP"' EXIT
 ROOT=$T_TMP/cg
-GOLD=$SRC/tests/golden
 
 # A v2 hierarchy: root with cgroup.controllers, a delegated /svc, and two
 # existing groups under it with the files a v2 kernel has.
-mkgroup() {
-	mkdir -p "$ROOT$1"
-	printf '%s\n' "$2" > "$ROOT$1/memory.max"
-	printf '%s\n' "$3" > "$ROOT$1/memory.high"
-	printf '%s\n' "$4" > "$ROOT$1/memory.low"
-	printf '0\n' > "$ROOT$1/memory.min"
-	printf 'max\n' > "$ROOT$1/memory.swap.max"
-	printf '1048576\n' > "$ROOT$1/memory.current"
-	printf 'anon 524288\nfile 524288\nactive_anon 0\ninactive_anon 524288\n' > "$ROOT$1/memory.stat"
-	printf 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n' > "$ROOT$1/memory.events"
-	printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' \
-		> "$ROOT$1/memory.pressure"
-	printf '%s\n' "cpu memory pids" > "$ROOT$1/cgroup.controllers"
+mkgroup() {	# PATH MAX HIGH LOW
+	fake_v2_group "$ROOT$1" "cgroup.controllers=cpu memory pids" memory.max="$2" memory.high="$3" \
+		memory.low="$4" 'memory.stat=anon 524288\nfile 524288\nactive_anon 0\ninactive_anon 524288'
 }
 mkdir -p "$ROOT"
 echo "cpu memory pids" > "$ROOT/cgroup.controllers"
@@ -47,17 +36,6 @@ groups:
     max: 1G
     swap_max: 0
 YAML
-
-golden() { # name, then the output on stdin
-	if [ "${MEMCTL_REGEN_GOLDEN:-}" = 1 ]; then
-		cat > "$GOLD/$1"
-		pass "regenerated $1"
-	elif diff -u "$GOLD/$1" - > "$T_TMP/diff"; then
-		pass "$1 matches"
-	else
-		fail "$1 differs:"; cat "$T_TMP/diff"
-	fi
-}
 
 # (outputs go through a file: a pipeline would run golden in a subshell and lose its count)
 # (host_pressure is the real host's /proc/pressure/memory, not the fake tree's)

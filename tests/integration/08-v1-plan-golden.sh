@@ -8,7 +8,6 @@ prereq_memcg
 [ -f "$T_DIR/memory.memsw.limit_in_bytes" ] || skip "no swap accounting (memory.memsw.*)"
 
 T_TMP=$(mktemp -d)
-GOLD=$SRC/tests/golden
 cat > "$T_TMP/old.yaml" <<YAML
 version: 1
 parent: self
@@ -38,15 +37,6 @@ mc -q apply "$T_TMP/old.yaml"
 check_rc $? 0 "apply the old state"
 
 normalize() { sed -e "s|${T_SELF%/}|@SELF@|g" -e "s|$T_PREFIX|@P@|g"; }
-golden() {
-	if [ "${MEMCTL_REGEN_GOLDEN:-}" = 1 ]; then
-		cat > "$GOLD/$1"; pass "regenerated $1"
-	elif diff -u "$GOLD/$1" - > "$T_TMP/diff"; then
-		pass "$1 matches"
-	else
-		fail "$1 differs:"; cat "$T_TMP/diff"
-	fi
-}
 mc plan "$T_TMP/new.yaml" | normalize > "$T_TMP/out"; golden v1-plan.txt < "$T_TMP/out"
 mc -o json plan "$T_TMP/new.yaml" | normalize > "$T_TMP/out"; golden v1-plan.json < "$T_TMP/out"
 mc apply "$T_TMP/new.yaml" | normalize > "$T_TMP/out"; golden v1-apply.txt < "$T_TMP/out"

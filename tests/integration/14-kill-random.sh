@@ -8,31 +8,9 @@ prereq_memcg
 prereq_fault_injection
 
 T_TMP=$(mktemp -d)
-cat > "$T_TMP/old.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $T_PREFIX-a:
-    max: 300M
-    soft_limit: 100M
-    groups:
-      x: {max: 200M}
-YAML
-cat > "$T_TMP/new.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $T_PREFIX-a:
-    max: 100M
-    soft_limit: 60M
-    groups:
-      x: {max: 80M, soft_limit: 10M}
-      y: {max: 50M}
-  $T_PREFIX-b:
-    max: 64M
-    groups:
-      z: {max: 32M}
-YAML
+tree_profile "$T_TMP/old.yaml" "$T_PREFIX-a" max=300M soft_limit=100M x/max=200M
+tree_profile "$T_TMP/new.yaml" "$T_PREFIX-a" max=100M soft_limit=60M x/max=80M x/soft_limit=10M \
+	y/max=50M -- "$T_PREFIX-b" max=64M z/max=32M
 mc -q apply "$T_TMP/old.yaml" || fail "apply old"
 old=$(state_dump)
 mc -q apply "$T_TMP/new.yaml" || fail "apply new"

@@ -11,27 +11,8 @@ prereq_root
 prereq_memcg
 command -v tmux > /dev/null || skip "tmux is not installed"
 
-T_TMP=$(mktemp -d)
 . "$(dirname "$0")/lib-tmux.sh"
-
-P=$T_PREFIX
-cat > "$T_TMP/p.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $P:
-    max: 1G
-    groups:
-      big:
-        max: 512M
-        groups:
-          kid:
-            max: 256M
-      small:
-        max: 128M
-YAML
-mc -q apply "$T_TMP/p.yaml"
-check_rc $? 0 "apply the test groups"
+apply_tree "apply the test groups" max=1G big/max=512M big/kid/max=256M small/max=128M
 if [ "$T_VERSION" = 1 ]; then MAXF=memory.limit_in_bytes; else MAXF=memory.max; fi
 
 # The pane runs top, then records how it ended and the terminal modes.

@@ -5,20 +5,7 @@
 prereq_root
 prereq_memcg
 
-T_TMP=$(mktemp -d)
-P=$T_PREFIX
-cat > "$T_TMP/p.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $P:
-    max: 1G
-    groups:
-      small:
-        max: 128M
-YAML
-mc -q apply "$T_TMP/p.yaml"
-check_rc $? 0 "apply the test groups"
+apply_tree "apply the test groups" max=1G small/max=128M
 if [ "$T_VERSION" = 1 ]; then MAXF=memory.limit_in_bytes; else MAXF=memory.max; fi
 G=$P/small
 

@@ -13,15 +13,10 @@
 prereq_root
 prereq_memcg
 command -v tmux > /dev/null || skip "tmux is not installed"
-command -v jq > /dev/null || skip "jq is not installed"
-
-T_TMP=$(mktemp -d)
 . "$(dirname "$0")/lib-tmux.sh"
-P=$T_PREFIX
 . "$(dirname "$0")/lib-replay.sh"
 trap 'stop_workloads; tm kill-server 2> /dev/null; cleanup' EXIT
-record_phases || { fail "recording the phases"; summary; exit 1; }
-pass "three samples recorded at ${SAMPLE_T[*]}"
+replay_phases
 
 # mc_fmt_size_short, as the screen shows sizes: 1024-based, one decimal below 10
 short() {
@@ -111,18 +106,7 @@ tm kill-session -t replay
 
 # the decisions memctl run recorded: the second line names the run, the
 # selected group's decision with its reason is shown in full
-cat > "$T_TMP/run.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $P-run:
-    max: 64M
-    groups:
-      a:
-        max: 32M
-YAML
-mc run "$T_TMP/run.yaml" --once --record "$T_TMP/runstore" > "$T_TMP/run.out" 2>&1
-check_rc $? 0 "memctl run --once --record"
+record_run
 tmux_start runrec 110 30 "env TERM=xterm-256color XDG_CONFIG_HOME=$T_TMP/xdg $MEMCTL top --replay $T_TMP/runstore --sort group; sleep 600"
 expect "\| run [0-9]+: #1 [0-9.]+s after" "the second line names the run that recorded the sample, whose interval ended after reading it"
 keys /; text "$P-run"; keys Enter Down

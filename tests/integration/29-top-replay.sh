@@ -11,14 +11,9 @@
 . "$(dirname "$0")/lib.sh"
 prereq_root
 prereq_memcg
-command -v jq > /dev/null || skip "jq is not installed"
-
-T_TMP=$(mktemp -d)
-P=$T_PREFIX
 . "$(dirname "$0")/lib-replay.sh"
 trap 'stop_workloads; cleanup' EXIT
-record_phases || { fail "recording the phases"; summary; exit 1; }
-pass "three samples recorded at ${SAMPLE_T[*]}"
+replay_phases
 
 # The kernel's usage_in_bytes is exact only to the per-CPU charge batches
 # (32 pages a CPU on v1 and v2): the recorded value must lie within what the
@@ -65,18 +60,7 @@ u2=$(jq -r '.groups[] | select(.group == "web") | .usage' <<< "$(sed -n 2p "$T_T
 # are named by their line in the shell's "failed (exit status N)" message.
 # a store memctl run --record wrote (its decisions are checked below), and a
 # copy of the phases' store with its second record corrupted
-cat > "$T_TMP/run.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $P-run:
-    max: 64M
-    groups:
-      a:
-        max: 32M
-YAML
-mc run "$T_TMP/run.yaml" --once --record "$T_TMP/runstore" > "$T_TMP/run.out" 2>&1
-check_rc $? 0 "memctl run --once --record"
+record_run
 cp -a "$STORE" "$T_TMP/bad"
 mci=$(ls "$T_TMP/bad"/*.mci | head -n 1) mcd=$(ls "$T_TMP/bad"/*.mcd | head -n 1)
 # the second record's offset: index entries of 32 bytes after a 32-byte header, offset at 8

@@ -9,20 +9,7 @@
 prereq_root
 prereq_memcg
 
-T_TMP=$(mktemp -d)
-P=$T_PREFIX
-cat > "$T_TMP/p.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $P:
-    max: 256M
-    groups:
-      web:
-        max: 64M
-YAML
-mc -q apply "$T_TMP/p.yaml"
-check_rc $? 0 "apply the profile's groups"
+apply_tree "apply the profile's groups" max=256M web/max=64M
 want="${T_SELF%/}/$P/web"
 
 # the memory line of /proc/PID/cgroup (v1), or the unified one (v2)

@@ -12,32 +12,9 @@ prereq_root
 prereq_memcg
 prereq_fault_injection
 
-T_TMP=$(mktemp -d)
-P=$T_PREFIX
-REC=$T_STATE/created
-ABS=${T_SELF%/}/$P
-cat > "$T_TMP/all.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $P:
-    max: 256M
-    groups:
-      keep: {max: 64M}
-      old: {max: 32M, soft_limit: 16M}
-      busy: {max: 32M}
-      tree:
-        groups:
-          leaf: {max: 8M}
-YAML
-cat > "$T_TMP/keep.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $P:
-    groups:
-      keep: {max: 64M}
-YAML
+created_setup
+tree_profile "$T_TMP/all.yaml" "$P" max=256M keep/max=64M old/max=32M old/soft_limit=16M \
+	busy/max=32M tree/leaf/max=8M
 mc -q apply "$T_TMP/all.yaml"
 check_rc $? 0 "apply creates the groups"
 recorded() { awk '$1 == "group" {print $3}' "$REC" 2>/dev/null | sed "s|^$ABS|P|" | sort | tr '\n' ' '; }
@@ -89,16 +66,6 @@ check_eq "$out|$rc" "removed $P/busy|0" "busy is removed once it is empty"
 	fail "manual was pruned"
 
 # --- a prune that fails half way is undone, with the groups' settings ---
-cat > "$T_TMP/two.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $P:
-    groups:
-      keep: {max: 64M}
-      r1: {max: 48M, soft_limit: 8M}
-      r2: {max: 40M}
-YAML
 mc -q apply "$T_TMP/two.yaml"
 check_rc $? 0 "apply r1 and r2"
 before=$(state_dump)

@@ -8,28 +8,7 @@
 prereq_root
 prereq_memcg
 
-T_TMP=$(mktemp -d)
-P=$T_PREFIX
-REC=$T_STATE/created
-ABS=${T_SELF%/}/$P
-cat > "$T_TMP/two.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $P:
-    groups:
-      keep: {max: 64M}
-      r1: {max: 48M, soft_limit: 8M}
-      r2: {max: 40M}
-YAML
-cat > "$T_TMP/keep.yaml" <<YAML
-version: 1
-parent: self
-groups:
-  $P:
-    groups:
-      keep: {max: 64M}
-YAML
+created_setup
 mc -q apply "$T_TMP/two.yaml"
 check_rc $? 0 "apply creates the groups"
 cp "$REC" "$T_TMP/good"
@@ -61,7 +40,7 @@ bad_record "a record others may write" "writable by group or others"
 rm "$REC"; ln -s "$T_TMP/good" "$REC"
 bad_record "a symbolic link" "symbolic link"
 printf 'group 99 r3\n' >> "$REC"
-printf 'version: 1\nparent: self\ngroups:\n  %s:\n    groups:\n      r3: {}\n' "$P" > "$T_TMP/new.yaml"
+tree_profile "$T_TMP/new.yaml" "$P" r3/
 err=$(mc apply "$T_TMP/new.yaml" 2>&1); rc=$?
 check_rc $rc 3 "an apply that creates groups refuses a damaged record too"
 [ -d "$T_DIR/$P/r3" ] && fail "r3 was created" || pass "and creates nothing"

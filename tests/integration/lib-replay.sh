@@ -1,16 +1,21 @@
 # A recorded history of real groups for the replay tests (sourced after
-# lib.sh, with T_TMP set): groups below our cgroup change in three phases
-# while a workload runs in them, and after each phase the test keeps what
-# the kernel's files say, records one sample with `memctl record -n 1`,
-# and reads the files again.
+# lib.sh and prereq_memcg; skips without jq; sets T_TMP, a temporary
+# directory, unless the test has, and P, the test's group): groups below
+# our cgroup change in three phases while a workload runs in them, and
+# after each phase the test keeps what the kernel's files say, records one
+# sample with `memctl record -n 1`, and reads the files again.
 #
+#   replay_phases        record_phases, one check; the test ends if it fails
 #   record_phases        makes the groups, runs the phases, fills:
 #   STORE                the store's directory
 #   SAMPLE_T[1..3]       each sample's recording time (unix seconds, from the store)
 #   $T_TMP/kept.K        per phase K, one line per group: NAME USAGE_BEFORE USAGE_AFTER MAX TASKS
 #                        (NAME "." is the parent)
 #   kept K NAME FIELD    one kept value (FIELD: ub ua max tasks)
-#   stop_workloads       ends what the phases started (also done on exit)
+#   stop_workloads       ends what the phases started (the test's EXIT trap calls it)
+#   record_run           a store by `memctl run --once --record` in $T_TMP/runstore,
+#                        of $P-run (max 64M) and $P-run/a (max 32M); run's output
+#                        in $T_TMP/run.out; one check
 #
 # The workload: a process in web that writes a file (its page cache is
 # charged to web) and stays; sleeping tasks in batch.
@@ -18,6 +23,9 @@
 # Phase 2: web's max 192M, 24M written instead; batch has two tasks; new (max 64M) appears.
 # Phase 3: batch is gone; web's max 160M, 16M written instead.
 
+command -v jq > /dev/null || skip "jq is not installed"
+T_TMP=${T_TMP:-$(mktemp -d)}
+P=$T_PREFIX
 STORE=$T_TMP/store
 R_PIDS=""
 if [ "$T_VERSION" = 1 ]; then
@@ -115,5 +123,16 @@ record_phases() {
 	mapfile -t SAMPLE_T < <(jq -r '.time' "$T_TMP/all.json")
 	SAMPLE_T=("" "${SAMPLE_T[@]}")
 	[ "${#SAMPLE_T[@]}" = 4 ] || { echo "not ok - ${#SAMPLE_T[@]} samples in the store, want 3"; return 1; }
+}
+
+replay_phases() {
+	record_phases || { fail "recording the phases"; summary; exit 1; }
+	pass "three samples recorded at ${SAMPLE_T[*]}"
+}
+
+record_run() {
+	tree_profile "$T_TMP/run.yaml" "$P-run" max=64M a/max=32M
+	mc run "$T_TMP/run.yaml" --once --record "$T_TMP/runstore" > "$T_TMP/run.out" 2>&1
+	check_rc $? 0 "memctl run --once --record"
 }
 

@@ -9,6 +9,14 @@
 #   T_STATE     a private state dir (lock + journal)
 #   mc ARGS     runs memctl with the private state dir
 #   one_group_profile FILE [KEY=VALUE...]   a profile of the group $T_PREFIX-g
+#   tree_profile FILE GROUP [PATH=VALUE...] [-- GROUP ...]
+#                                           a profile of GROUPs and groups below them
+#   apply_tree MSG [PATH=VALUE...]          T_TMP, P; $T_TMP/p.yaml of $P, applied
+#   created_setup                           REC, ABS and two profiles of the tests
+#                                           of the record of created groups
+#   apply_old                               old.yaml applied; before, writes of new.yaml
+#   fake_v2_group DIR [FILE=TEXT...]        a group of a fake cgroup v2 tree
+#   golden NAME < OUTPUT                    OUTPUT byte for byte against tests/golden/NAME
 #   fail MSG / pass MSG / check_eq GOT WANT MSG / summary
 
 set -u
@@ -31,6 +39,23 @@ summary() {
 	echo "# $T_NAME: $((T_CHECKS - T_FAILS))/$T_CHECKS checks passed"
 	[ "$T_CHECKS" -gt 0 ] || { echo "no checks ran"; exit 1; }
 	[ "$T_FAILS" -eq 0 ]
+}
+
+# One check: stdin byte for byte against the golden file tests/golden/NAME,
+# the difference shown when it fails; MEMCTL_REGEN_GOLDEN=1 rewrites the
+# file instead. (Feed it from a file: in a pipeline it would run in a
+# subshell, and its check would not count.)
+golden() {
+	local d
+	if [ "${MEMCTL_REGEN_GOLDEN:-}" = 1 ]; then
+		cat > "$SRC/tests/golden/$1"
+		pass "regenerated $1"
+	elif d=$(diff -u "$SRC/tests/golden/$1" -); then
+		pass "$1 matches"
+	else
+		fail "$1 differs:"
+		echo "$d"
+	fi
 }
 
 prereq_root() { [ "$(id -u)" -eq 0 ] || skip "needs root to create cgroups"; }
@@ -102,13 +127,113 @@ disk_tmpdir() {
 # Writes to FILE a profile of one group, $T_PREFIX-g below our cgroup, with
 # the settings given as KEY=VALUE (default: max=64M).
 one_group_profile() {
-	local f=$1 kv
+	local f=$1
 	shift
 	[ $# -gt 0 ] || set -- max=64M
+	tree_profile "$f" "$T_PREFIX-g" "$@"
+}
+
+# Writes to FILE a profile of GROUP below our cgroup and of groups below
+# it: KEY=VALUE is a setting of GROUP, CHILD/KEY=VALUE (CHILD/GRANDCHILD/...)
+# one of a group below it, and CHILD/ alone a group with no settings
+# (written {}). Groups come in the order they are first named. "--" starts
+# the next group below our cgroup, with its own settings.
+tree_profile() {
+	local f=$1 g a body args=()
+	shift
 	{
-		printf 'version: 1\nparent: self\ngroups:\n  %s:\n' "$T_PREFIX-g"
-		for kv; do printf '    %s: %s\n' "${kv%%=*}" "${kv#*=}"; done
+		printf 'version: 1\nparent: self\ngroups:\n'
+		while [ $# -gt 0 ]; do
+			g=$1 args=()
+			shift
+			while [ $# -gt 0 ]; do
+				a=$1
+				shift
+				[ "$a" = -- ] && break
+				args+=("$a")
+			done
+			body=$(tree_yaml "" "    " "${args[@]}")
+			if [ -n "$body" ]; then printf '  %s:\n%s\n' "$g" "$body"
+			else printf '  %s: {}\n' "$g"; fi
+		done
 	} > "$f"
+}
+
+# tree_yaml REL INDENT PATH=VALUE...: the body of the group REL (relative to
+# tree_profile's GROUP, "" for GROUP itself), indented by INDENT.
+tree_yaml() {
+	local rel=$1 in=$2 a p c body kids=()
+	shift 2
+	for a; do
+		p=${a%%=*}
+		if [ -n "$rel" ]; then
+			case $p in "$rel"/*) p=${p#"$rel"/} ;; *) continue ;; esac
+		fi
+		case $p in
+		*/*) c=${p%%/*}; [[ " ${kids[*]} " == *" $c "* ]] || kids+=("$c") ;;
+		?*) printf '%s%s: %s\n' "$in" "$p" "${a#*=}" ;;
+		esac
+	done
+	[ ${#kids[@]} -gt 0 ] && printf '%sgroups:\n' "$in"
+	for c in "${kids[@]}"; do
+		body=$(tree_yaml "${rel:+$rel/}$c" "$in    " "$@")
+		if [ -n "$body" ]; then printf '%s  %s:\n%s\n' "$in" "$c" "$body"
+		else printf '%s  %s: {}\n' "$in" "$c"; fi
+	done
+	return 0
+}
+
+# Sets T_TMP (a directory removed on exit) and P (the test's group,
+# $T_PREFIX), writes $T_TMP/p.yaml, tree_profile's profile of $P with the
+# settings given, and applies it: one check, named MSG.
+apply_tree() {
+	local msg=$1
+	shift
+	T_TMP=$(mktemp -d)
+	P=$T_PREFIX
+	tree_profile "$T_TMP/p.yaml" "$P" "$@"
+	mc -q apply "$T_TMP/p.yaml"
+	check_rc $? 0 "$msg"
+}
+
+# For the tests of an interrupted apply: applies $T_TMP/old.yaml (one
+# check), keeps the state of our groups (state_dump) in before and the
+# number of writes the plan of $T_TMP/new.yaml makes in writes.
+apply_old() {
+	mc -q apply "$T_TMP/old.yaml"
+	check_rc $? 0 "apply the old state"
+	before=$(state_dump)
+	writes=$(plan_writes "$T_TMP/new.yaml")
+}
+
+# For the tests of the record of the groups memctl created: T_TMP, P, REC
+# (the record), ABS ($P's absolute cgroup path) and two profiles of $P,
+# $T_TMP/keep.yaml (the group keep below it) and $T_TMP/two.yaml (keep, r1
+# with a soft limit, r2).
+created_setup() {
+	T_TMP=$(mktemp -d)
+	P=$T_PREFIX
+	REC=$T_STATE/created
+	ABS=${T_SELF%/}/$P
+	tree_profile "$T_TMP/keep.yaml" "$P" keep/max=64M
+	tree_profile "$T_TMP/two.yaml" "$P" keep/max=64M r1/max=48M r1/soft_limit=8M r2/max=40M
+}
+
+# Makes DIR a group of a fake cgroup v2 tree (for MEMCTL_CGROUP_ROOT), with
+# the files of a v2 kernel's memory controller: no limits, no protection,
+# 1M in use (half anon, half file), no events, no pressure. FILE=TEXT
+# writes TEXT (with printf's backslash escapes, and a newline) to FILE
+# instead of its default.
+fake_v2_group() {
+	local d=$1 kv z="avg10=0.00 avg60=0.00 avg300=0.00 total=0"
+	shift
+	mkdir -p "$d" || return 1
+	for kv in "cgroup.controllers=cpu memory" memory.max=max memory.high=max memory.low=0 \
+		memory.min=0 memory.swap.max=max memory.current=1048576 \
+		'memory.stat=anon 524288\nfile 524288' 'memory.events=low 0\nhigh 0\nmax 0\noom 0\noom_kill 0' \
+		"memory.pressure=some $z\nfull $z" "$@"; do
+		printf '%b\n' "${kv#*=}" > "$d/${kv%%=*}" || return 1
+	done
 }
 
 # kernel file value of group (relative to our cgroup)

@@ -3,6 +3,7 @@
  * the rules in engine/policy.c's top comment (the arithmetic is written
  * next to each case), not copied from a run.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,10 +146,11 @@ static void test_ws_update(void)
 		  { UNL, UNL, UNL, UNL, UNL, UNL },
 		  { 64 * M, 64 * M, 64 * M, 64 * M, 64 * M, 64 * M } },
 		/* below for 1, 2, 3 intervals: held; 4: 64 + 0.5 (40 - 64) = 52;
-		 * 5: 52 + 0.5 (40 - 52) = 46 */
-		{ "an idle job's estimate follows after the hold", 64 * M, 5,
-		  { 40 * M, 40 * M, 40 * M, 40 * M, 40 * M }, { 0 }, { UNL, UNL, UNL, UNL, UNL },
-		  { 64 * M, 64 * M, 64 * M, 52 * M, 46 * M } },
+		 * 5: 52 + 0.5 (40 - 52) = 46; 6, the third after the hold: 40 */
+		{ "an idle job's estimate follows after the hold", 64 * M, 6,
+		  { 40 * M, 40 * M, 40 * M, 40 * M, 40 * M, 40 * M }, { 0 },
+		  { UNL, UNL, UNL, UNL, UNL, UNL },
+		  { 64 * M, 64 * M, 64 * M, 52 * M, 46 * M, 40 * M } },
 		{ "a job that grows is followed at once", 32 * M, 2, { 64 * M, 64 * M }, { 0 },
 		  { UNL, UNL }, { 64 * M, 64 * M } },
 		/* usage 32M + refaults 0 bounds it */
@@ -483,7 +485,7 @@ static void test_check(void)
 			  "check: nested group's diag at 17:27 (got %d:%d %s)", d.v[1].line, d.v[1].col,
 			  d.v[1].path);
 		tap_eq_str(d.v[1].msg,
-			   "high '1016M' leaves 8M below max '1G'; a THP group needs at least 16M (the configured THP floor)",
+			   "high '1016M' leaves 8M below max '1024M'; a THP group needs at least 16M (the configured THP floor)",
 			   "check: floor message");
 	}
 	mc_diags_free(&d);
@@ -612,10 +614,37 @@ static const char *reason_of(const struct mc_decisions *d, const char *group, bo
 	return "";
 }
 
+/*
+ * The unit letters (K, M, G, T) the sizes of line s use, as a bit mask: a
+ * size is a number that starts after no letter, digit or '.', directly
+ * followed by a unit letter and then no letter or digit.
+ */
+static unsigned units_used(const char *s)
+{
+	static const char letters[] = "KMGT";
+	unsigned mask = 0;
+
+	for (const char *p = s; *p; p++) {
+		const char *q = p, *u;
+
+		if (*p < '0' || *p > '9' || (p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '.')))
+			continue;
+		while ((*q >= '0' && *q <= '9') || *q == '.')
+			q++;
+		if (*q && (u = strchr(letters, *q)) && !isalnum((unsigned char)q[1]))
+			mask |= 1u << (u - letters);
+		p = q - 1;
+	}
+	return mask;
+}
+
+/* The reason has want in it, and writes every size in one unit. */
 static void check_reason(const char *name, const char *reason, const char *want)
 {
-	tap_check(strstr(reason, want) != NULL, "%s: reason has \"%s\" (got \"%s\")", name, want,
-		  reason);
+	unsigned m = units_used(reason);
+
+	tap_check(strstr(reason, want) != NULL && (m & (m - 1)) == 0,
+		  "%s: reason has \"%s\", in one unit (got \"%s\")", name, want, reason);
 }
 
 static const struct mc_caps caps_v2 = {
@@ -848,14 +877,24 @@ static void test_v2_low_deadband(void)
 	}
 }
 
+/* The intervals the decisions report knob k of group converged after, 0: none. */
+static unsigned settled_of(const struct mc_decisions *d, const char *group, enum mc_knob k)
+{
+	for (size_t i = 0; i < d->n_settled; i++)
+		if (d->settled[i].knob == k && strcmp(d->settled[i].group, group) == 0)
+			return d->settled[i].intervals;
+	return 0;
+}
+
 /*
  * One interval of a job re-reading its 64M (usage 66M) below a 1G parent,
  * with active_file active, pgactivate activations so far (v2; 0: the v1
  * snapshot, which has none) and memory.low live (v2). Returns the decided
- * memory.low (v2) and the estimate.
+ * memory.low (v2), the estimate and (ret_settled may be NULL) the
+ * intervals the engine reports memory.low converged after (0: none).
  */
 static uint64_t ws_interval(struct mc_policy *pol, bool v2, uint64_t active, uint64_t activations,
-			    uint64_t live_low, uint64_t *ret_est)
+			    uint64_t live_low, uint64_t *ret_est, unsigned *ret_settled)
 {
 	struct gdef rows[] = {
 		{ "", { 1 * G, UNL, 0, 0, NA, UNL }, 200 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
@@ -883,6 +922,8 @@ static uint64_t ws_interval(struct mc_policy *pol, bool v2, uint64_t active, uin
 			low = d.set[i].value;
 	if (mc_policy_working_set(pol, "job", ret_est) < 0)
 		abort();
+	if (ret_settled)
+		*ret_settled = settled_of(&d, "job", MC_KNOB_LOW);
 	mc_decisions_free(&d);
 	mc_snapshot_free(&s);
 	return low;
@@ -914,7 +955,8 @@ static void test_ws_in_use(void)
 		if (mc_policy_new(&cfg, &pol) < 0)
 			abort();
 		for (size_t k = 1; k <= 25; k++) {
-			uint64_t next = ws_interval(pol, true, k == 1 ? 64 * M : 40 * M, act, low, &est);
+			uint64_t next = ws_interval(pol, true, k == 1 ? 64 * M : 40 * M, act, low, &est,
+						    NULL);
 
 			writes += next != low;
 			if (!decayed_at && est < 64 * M) {
@@ -945,7 +987,8 @@ static void test_ws_in_use(void)
 		if (mc_policy_new(&cfg, &pol) < 0)
 			abort();
 		for (size_t k = 1; k <= 25; k++) {
-			ws_interval(pol, false, k == 1 ? 64 * M : k % 2 ? 52 * M : 40 * M, 0, 0, &est);
+			ws_interval(pol, false, k == 1 ? 64 * M : k % 2 ? 52 * M : 40 * M, 0, 0, &est,
+				    NULL);
 			if (est < lowest)
 				lowest = est;
 		}
@@ -1085,7 +1128,7 @@ static void test_v1_caps(void)
 		  "caps 'stream' at 409600K (not below its soft limit)" },
 		/* 512M - 500M - 8M - 5244K < 0: floor max(2 x 8, 16) = 16M */
 		{ "floor", UNL, UNL, 500 * M, 16 * M,
-		  "caps 'stream' at 16384K (the floor: 2 x headroom, at least 16M) so the limit 524288K of '/test' leaves room for the protected 'web' 512000K, headroom 8192K and a deadband 5244K" },
+		  "caps 'stream' at 16384K (the floor: 2 x headroom, at least 16384K) so the limit 524288K of '/test' leaves room for the protected 'web' 512000K, headroom 8192K and a deadband 5244K" },
 	};
 	struct mc_policy_config cfg = { .headroom = 8 * M, .cpus = 1 };
 
@@ -1130,10 +1173,13 @@ static void test_v1_caps(void)
  * The seed-001 analog on v1, one interval: a 192M parent (headroom 8M,
  * deadband 2015232), ws (protect: active) with active file ws_active and
  * usage ws_usage, stream at its live cap. Returns the cap decided for
- * stream; *ret_why (may be NULL) gets a copy of its reason.
+ * stream; *ret_why (may be NULL) gets a copy of its reason, *ret_settled
+ * (may be NULL) the intervals the engine reports stream's cap converged
+ * after (0: not reported this interval).
  */
 static uint64_t v1_interval(struct mc_policy *pol, uint64_t live_cap, uint64_t ws_active,
-			    uint64_t ws_usage, uint64_t parent_usage, char **ret_why)
+			    uint64_t ws_usage, uint64_t parent_usage, char **ret_why,
+			    unsigned *ret_settled)
 {
 	struct gdef rows[] = {
 		{ "", { 192 * M, NA, NA, NA, UNL, UNL }, parent_usage, { { 0 } }, { { { 0 } } }, 0, 0 },
@@ -1163,6 +1209,8 @@ static uint64_t v1_interval(struct mc_policy *pol, uint64_t live_cap, uint64_t w
 			if (ret_why)
 				*ret_why = strdup(d.set[i].reason);
 		}
+	if (ret_settled)
+		*ret_settled = settled_of(&d, "stream", MC_KNOB_MAX);
 	mc_decisions_free(&d);
 	mc_snapshot_free(&s);
 	return cap;
@@ -1185,71 +1233,108 @@ static void test_v1_deadband(void)
 
 	if (mc_policy_new(&cfg, &pol) < 0)
 		abort();
-	cap = v1_interval(pol, UNL, 64 * M, 66 * M, 166 * M, NULL);
+	cap = v1_interval(pol, UNL, 64 * M, 66 * M, 166 * M, NULL, NULL);
 	tap_eq_u64(cap, 121716736, "v1 deadband 1: the cap is written");
-	cap = v1_interval(pol, cap, 64 * M, 66 * M + 8192, 185432 * 1024, &why);
+	cap = v1_interval(pol, cap, 64 * M, 66 * M + 8192, 185432 * 1024, &why, NULL);
 	tap_eq_u64(cap, 121716736, "v1 deadband 2: 8K more working set does not move the cap");
 	check_reason("v1 deadband 2", why ? why : "",
 		     "keeps 'stream' at 118864K: the cap 118856K it would get is within the deadband 1192K");
 	free(why);
-	cap = v1_interval(pol, cap, 64 * M, 66 * M + 8192, 189000 * 1024, NULL);
+	cap = v1_interval(pol, cap, 64 * M, 66 * M + 8192, 189000 * 1024, NULL, NULL);
 	tap_eq_u64(cap, 121708544, "v1 deadband 3: near the parent's limit the 8K are written");
-	cap = v1_interval(pol, cap, 70 * M, 70 * M, 186000 * 1024, NULL);
+	cap = v1_interval(pol, cap, 70 * M, 70 * M, 186000 * 1024, NULL, NULL);
 	tap_eq_u64(cap, 117522432, "v1 deadband 4: beyond the deadband the cap moves");
 	mc_policy_free(pol);
 }
 
 /*
- * After a workload change the decision converges within 3 intervals. The
- * job's working set is 32M (usage 33M) for 5 intervals, then 64M (usage
- * 66M), then 16M (usage 17M: it freed the rest). The caps they need:
- * 201326592 - 66M - 8M - 2015232 = 121716736, and 201326592 - 17M - 8M -
- * 2015232 = 173096960. Converged: within the deadband of that cap from
- * then on. Prints the intervals each change took.
+ * After a workload change the decision converges within 3 intervals, and
+ * the engine reports after how many. v1: the job's working set is 32M
+ * (usage 33M) for 8 intervals, then 64M (usage 66M), then 16M (usage 17M:
+ * it freed the rest). The caps they need: 201326592 - 66M - 8M - 2015232
+ * = 121716736, and 201326592 - 17M - 8M - 2015232 = 173096960. Each phase
+ * counts the intervals that wrote the cap (decided != live) and checks
+ * that the engine reports the same count, once, in the interval after the
+ * last write, and that the cap ends within the deadband of the one needed.
+ * v2: memory.low of a job whose active pages grow from 32M to 64M, then
+ * go idle at 40M: after the hold (10 intervals, no write), 3 writes
+ * (56.8M, 49.56M, 40M), reported as 3. Prints what each change took.
  */
+static void converge_check(const char *name, const uint64_t *vals, const unsigned *settled,
+			   size_t n, uint64_t live, uint64_t want)
+{
+	size_t writes = 0, last = 0, reports = 0, report_at = 0;
+	unsigned reported = 0;
+	uint64_t d;
+
+	for (size_t k = 0; k < n; k++) {
+		if (vals[k] != live) {
+			writes++;
+			last = k + 1;
+		}
+		if (settled[k]) {
+			reports++;
+			reported = settled[k];
+			report_at = k + 1;
+		}
+		live = vals[k];
+	}
+	d = vals[n - 1] > want ? vals[n - 1] - want : want - vals[n - 1];
+	printf("# %s: converged after %u interval(s), %zu write(s), %llu at the end\n", name,
+	       reported, writes, (unsigned long long)vals[n - 1]);
+	tap_check(writes >= 1 && writes <= 3 && d < mc_deadband(want, 4096),
+		  "converge: %s within 3 intervals (%zu writes, ends %llu off)", name, writes,
+		  (unsigned long long)d);
+	tap_check(reports == 1 && reported == writes && report_at == last + 1,
+		  "converge: %s reported once, after %zu interval(s), in interval %zu (got %zu reports, %u, in %zu)",
+		  name, writes, last + 1, reports, reported, report_at);
+}
+
 static void test_converge(void)
 {
 	static const struct {
 		const char *name;
 		uint64_t active, usage, want;
 	} phase[] = {
-		{ "start", 32 * M, 33 * M, 0 },
-		{ "grows to 64M", 64 * M, 66 * M, 121716736 },
-		{ "shrinks to 16M", 16 * M, 17 * M, 173096960 },
+		{ "v1 start", 32 * M, 33 * M, 201326592 - 33 * M - 8 * M - 2015232 },
+		{ "v1 grows to 64M", 64 * M, 66 * M, 121716736 },
+		{ "v1 shrinks to 16M", 16 * M, 17 * M, 173096960 },
 	};
 	struct mc_policy_config cfg = { .cpus = 1 };
 	struct mc_policy *pol;
-	uint64_t cap = UNL;
+	uint64_t cap = UNL, low = 0, est;
 
 	if (mc_policy_new(&cfg, &pol) < 0)
 		abort();
 	for (size_t ph = 0; ph < N(phase); ph++) {
-		uint64_t caps[8];
-		size_t settled = 0;
+		uint64_t caps[8], live = cap;
+		unsigned settled[8];
 
 		for (size_t k = 0; k < N(caps); k++) {
 			uint64_t stream = cap == UNL ? 100 * M : cap - M;
 
 			cap = v1_interval(pol, cap, phase[ph].active, phase[ph].usage,
-					  phase[ph].usage + stream, NULL);
+					  phase[ph].usage + stream, NULL, &settled[k]);
 			caps[k] = cap;
 		}
-		if (!phase[ph].want)
-			continue;
-		/* the first interval from which every cap is within the deadband of want */
-		for (size_t k = N(caps); k > 0; k--) {
-			uint64_t d = caps[k - 1] > phase[ph].want ? caps[k - 1] - phase[ph].want
-								  : phase[ph].want - caps[k - 1];
+		converge_check(phase[ph].name, caps, settled, N(caps), live, phase[ph].want);
+	}
+	mc_policy_free(pol);
 
-			if (d >= mc_deadband(phase[ph].want, 4096)) {
-				settled = k;
-				break;
-			}
+	if (mc_policy_new(&cfg, &pol) < 0)
+		abort();
+	for (int ph = 0; ph < 3; ph++) {
+		static const char *const names[] = { "v2 start", "v2 grows to 64M", "v2 goes idle" };
+		uint64_t lows[16], live = low;
+		unsigned settled[16];
+
+		for (size_t k = 0; k < N(lows); k++) {
+			low = ws_interval(pol, true, ph == 0 ? 32 * M : ph == 1 ? 64 * M : 40 * M,
+					  1000, low, &est, &settled[k]);
+			lows[k] = low;
 		}
-		printf("# %s: the cap converged in %zu interval(s) (%llu at the end)\n", phase[ph].name,
-		       settled + 1, (unsigned long long)caps[N(caps) - 1]);
-		tap_check(settled + 1 <= 3, "converge: %s within 3 intervals (took %zu)", phase[ph].name,
-			  settled + 1);
+		converge_check(names[ph], lows, settled, N(lows), live,
+			       ph == 0 ? 32 * M : ph == 1 ? 64 * M : 40 * M);
 	}
 	mc_policy_free(pol);
 }
@@ -1285,12 +1370,18 @@ static void test_units(void)
 	s = mc_units_resolve(mc_asprintf("zero %s", mc_units_mark(0, a)), NULL, 0, &sh);
 	tap_eq_str(s ? s : "", "zero 0", "units: 0 is 0");
 	free(s);
-	tap_eq_int(mc_units_of_line("caps 'g1' at 118864K of 196608K; 2M x 2 CPUs"), 10,
-		   "units: the smallest unit of a line");
-	tap_eq_int(mc_units_of_line("usage 33 of 100%, group 'x4K'"), -1, "units: none in a line");
 	tap_eq_str(mc_units_format(118 * M + 512 * 1024 + 1, 20, a), "118.50M",
 		   "units: decimals where the unit does not divide");
 	tap_eq_str(mc_units_format(3 * K4, 10, a), "12K", "units: format in K");
+	{
+		uint64_t v[] = { 1 * G, 512 * M, UNL, 0 };
+		uint64_t w[] = { 2 * G, 4 * G };
+
+		tap_eq_int(mc_units_shift(v, N(v)), 20, "units: 1G and 512M share M (max and 0 ignored)");
+		tap_eq_int(mc_units_shift(w, N(w)), 30, "units: 2G and 4G share G");
+		tap_eq_int(mc_units_shift(&v[2], 2), 40, "units: nothing to divide: T");
+		tap_eq_int(mc_units_shift((uint64_t[]){ 104873165 }, 1), 0, "units: bytes");
+	}
 }
 
 /*

@@ -1,9 +1,9 @@
 #!/bin/bash
 # Host side of the systemd guest's tests: boot the Debian root file system
-# with systemd as PID 1 (kernel/run-guest.sh --systemd) and run one test of
-# this directory in it, or all of them in one boot.
+# with systemd as PID 1 (kernel/run-guest.sh --systemd) and run tests of
+# this directory in it (one, several as TEST,TEST, or all) in one boot.
 #
-#   tests/guest/systemd/host.sh [--baseline] [--out DIR] TEST|all [ARG...]
+#   tests/guest/systemd/host.sh [--baseline] [--out DIR] TEST[,TEST...]|all [ARG...]
 #
 # MEMCTL names the memctl binary whose build directory cpack makes the
 # package from; MEMCTL_GUEST_TIMEOUT bounds the whole boot (default 900 s).
@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-[ $# -ge 1 ] || { echo "usage: host.sh [--baseline] [--out DIR] TEST|all [ARG...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: host.sh [--baseline] [--out DIR] TEST[,TEST...]|all [ARG...]" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 [ -n "$out" ] || out=$work/out

@@ -67,7 +67,7 @@ fi
 if [ "$test" = all ]; then
 	tests=$(cd "$in/tests" && ls [0-9]*.sh)
 else
-	tests=$test
+	tests=$(echo "$test" | tr , ' ')   # TEST[,TEST...]: these, in this order
 fi
 rc=0
 for t in $tests; do
@@ -86,10 +86,11 @@ for t in $tests; do
 		echo "runner: the journal's last 40 lines after $t (all of it: journal.txt)"
 		journalctl -b -n 40 -o short-monotonic --no-pager | sed 's/^/journal: /'
 	fi
-	# One test: its status.  All: every test must pass; the image carries
-	# what they need, so a skip there is a failure too.
+	# One test: its status; several: the first that failed.  All: every
+	# test must pass; the image carries what they need, so a skip there is
+	# a failure too.
 	if [ "$test" != all ]; then
-		rc=$trc
+		[ "$rc" = 0 ] && rc=$trc
 	elif [ "$trc" != 0 ]; then
 		[ "$trc" = 77 ] && echo "runner: $t skipped, which the systemd guest does not allow"
 		rc=1
