@@ -117,8 +117,9 @@ YAML
 
 # One arm of one round: $1 arm, $2 round. Sets R_EL (seconds in passes),
 # R_CPU, R_RUNQ, R_DISK (pages re-read), R_MAJ, R_REF (refaults, pages),
-# R_RES (residency at pass starts, %), R_OOM, R_MCPU and R_WRITES (memctl run's
-# CPU seconds and limit writes; - for the other arms). Runs in this shell,
+# R_RES (residency at pass starts, %), R_OOM, R_MCPU, R_WRITES and R_CONV
+# (memctl run's CPU seconds, limit writes and the most intervals it logged a
+# limit took to converge; - for the other arms). Runs in this shell,
 # not a subshell, so the EXIT trap knows every job it started.
 arm() {
 	local a=$1 r=$2 name=$1-$2 g=$DIR/$PREFIX-$1-$2 n=$NSTREAM ws='{}' st='{}' i out ref0 ref1
@@ -153,14 +154,17 @@ arm() {
 	out=$(sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$g/ws" "$WL/ws-reader" --work "$WORK" \
 		"$TMP/ws.dat" "$PASSES") || die "$name: ws-reader failed"
 	ref1=$(stat_of "$g/ws" workingset_refault_file)
-	R_MCPU=- R_WRITES=- R_RECL=-
+	R_MCPU=- R_WRITES=- R_RECL=- R_CONV=-
 	if [ -n "$B_RUN_PID" ]; then
 		R_MCPU=$(cpu_of "$B_RUN_PID")
 	fi
 	R_OOM=$(oom_kills "$g")
 	stop_jobs
 	if [ "$a" = memctl ]; then
-		R_WRITES=$(grep -c 'memory.limit_in_bytes' "$TMP/$name.run.log")
+		R_WRITES=$(grep -c 'memory.limit_in_bytes .* -> ' "$TMP/$name.run.log")
+		R_CONV=$(sed -n 's/.*memory.limit_in_bytes converged after \([0-9]*\) interval.*/\1/p' \
+			"$TMP/$name.run.log" | sort -n | tail -n 1)
+		R_CONV=${R_CONV:--}
 		R_RECL=$(grep -c ': reclaim ' "$TMP/$name.run.log")
 		[ -z "$LOGS" ] || cp "$TMP/$name.run.log" "$LOGS/memctl-$r.log"
 	fi
@@ -177,9 +181,9 @@ echo "active-set: ws-reader over ${WS_M}M x $PASSES passes (--work $WORK) in a $
 	"$NSTREAM streamer(s) over a ${STREAM_M}M file; oracle cap ${CAP_M}M; $ROUNDS round(s);" \
 	"$(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 tsv_header round arm elapsed_s x_alone cpu_s runq_s refault_pages reread_pages majflt resident_pct \
-	oom_kills memctl_cpu_s limit_writes memctl_reclaims elapsed_minus_runq_s
-printf '%-5s %-8s %8s %7s %6s %6s %8s %8s %6s %5s %3s %6s %6s %6s %7s\n' round arm elapsed "x alone" cpu runq \
-	refaults re-read majflt res% oom "m.cpu" writes recl "-runq"
+	oom_kills memctl_cpu_s limit_writes memctl_reclaims elapsed_minus_runq_s converged_intervals
+printf '%-5s %-8s %8s %7s %6s %6s %8s %8s %6s %5s %3s %6s %6s %6s %7s %4s\n' round arm elapsed "x alone" cpu runq \
+	refaults re-read majflt res% oom "m.cpu" writes recl "-runq" conv
 read -r -a ARMV <<<"$ARMS"
 for r in $(seq 1 "$ROUNDS"); do
 	# rotate the order by one arm every round
@@ -191,14 +195,14 @@ for r in $(seq 1 "$ROUNDS"); do
 	declare -A ROW=()
 	for a in $order; do
 		arm "$a" "$r"
-		ROW[$a]="$R_EL $R_CPU $R_RUNQ $R_REF $R_DISK $R_MAJ $R_RES $R_OOM $R_MCPU $R_WRITES $R_RECL $R_NET"
+		ROW[$a]="$R_EL $R_CPU $R_RUNQ $R_REF $R_DISK $R_MAJ $R_RES $R_OOM $R_MCPU $R_WRITES $R_RECL $R_NET $R_CONV"
 		[ "$a" = alone ] && alone_el=$R_EL
 	done
 	for a in $ARMS; do
 		read -r -a v <<<"${ROW[$a]}"
 		x=-
 		[ -z "$alone_el" ] || x=$(awk -v a="${v[0]}" -v b="$alone_el" 'BEGIN { printf "%.2f", a / b }')
-		printf '%-5s %-8s %7.2fs %6sx %5.2fs %5.2fs %8d %8d %6d %5s %3d %6s %6s %6s %6.2fs\n' "$r" "$a" "${v[0]}" "$x" \
+		printf '%-5s %-8s %7.2fs %6sx %5.2fs %5.2fs %8d %8d %6d %5s %3d %6s %6s %6s %6.2fs %4s\n' "$r" "$a" "${v[0]}" "$x" \
 			"${v[@]:1}"
 		echo "$r $a ${v[0]} $x ${v[*]:1}" >>"$TMP/rows"
 		tsv_row "$r" "$a" "${v[0]}" "$x" "${v[@]:1}"
@@ -218,7 +222,8 @@ for a in $ARMS; do
 		"$(iqr "$a" 7)" "$(iqr "$a" 9)" "$(col "$a" 11 | awk '{ s += $1 } END { print s + 0 }')"
 done
 if echo " $ARMS " | grep -q ' memctl '; then
-	echo "memctl run: CPU $(iqr memctl 12) s, limit writes $(iqr memctl 13), reclaims $(iqr memctl 14) per arm"
+	echo "memctl run: CPU $(iqr memctl 12) s, limit writes $(iqr memctl 13), reclaims $(iqr memctl 14) per arm;" \
+		"a limit converged after at most $(col memctl 16 | sort -n | tail -n 1) interval(s) (target 3)"
 fi
 # rank tests on the job's elapsed time: "A vs B: U p" with A's median over B's
 test_pair() {

@@ -185,28 +185,14 @@ static void on_notes(void *arg, const struct mc_decisions *dec, const struct mc_
 }
 
 /*
- * One unit per line: the sizes a log line shows beside a reason (old -> new,
- * what a reclaim asked for and got) are written in the unit of the
- * reason's sizes (the engine chose one that divides them), else each on its
- * own as everywhere else.
+ * One unit per line: what a reclaim got is written in the unit of the
+ * step's line (its reason's), with decimals where that unit does not divide
+ * it, as the step's own sizes are (mc_step_describe in host/journal.h).
  */
-static const char *line_size(uint64_t v, int shift, char buf[static MC_UNITS_MARK_LEN])
+static const char *got_size(const struct mc_step *s, uint64_t got,
+			    char buf[static MC_UNITS_MARK_LEN])
 {
-	return shift < 0 ? mc_fmt_size(v, buf) : mc_units_format(v, (unsigned)shift, buf);
-}
-
-static const char *line_reclaim(const struct mc_step *s, int shift, char *buf, size_t len)
-{
-	char v[MC_UNITS_MARK_LEN];
-	size_t off;
-
-	off = (size_t)snprintf(buf, len, "%s", line_size(s->bytes, shift, v));
-	for (size_t n = 0; s->node_bytes && n < s->n_nodes && off < len; n++)
-		off += (size_t)snprintf(buf + off, len - off, "%s N%zu=%s", n ? "," : " (", n,
-					line_size(s->node_bytes[n], shift, v));
-	if (s->node_bytes && s->n_nodes && off < len)
-		snprintf(buf + off, len - off, ")");
-	return buf;
+	return mc_units_format(got, s->unit_valid ? s->unit : mc_units_shift(&s->bytes, 1), buf);
 }
 
 /* run --record: the interval's snapshot is the store's sample (one read of the tree). */
@@ -229,15 +215,6 @@ static void log_step(struct run *r, const struct mc_step *s)
 		return;	/* logged with its outcome */
 	if (s->kind == MC_STEP_NOTE && !first_time(r, s->reason))
 		return;
-	if (s->kind == MC_STEP_WRITE && s->reason) {
-		int u = mc_units_of_line(s->reason);
-		char a[MC_UNITS_MARK_LEN], b[MC_UNITS_MARK_LEN];
-
-		run_log(r, 6, "%s: %s %s -> %s: %s", s->group, s->file,
-			s->old_valid ? line_size(s->old_raw, u, a) : "(new)",
-			line_size(s->new_raw, u, b), s->reason);
-		return;
-	}
 	f = open_memstream(&line, &len);
 	if (!f)
 		return;
@@ -261,17 +238,17 @@ static void on_step(void *arg, const struct mc_step *s)
 static void on_reclaim(void *arg, const struct mc_step *s, int err, uint64_t got)
 {
 	struct run *r = arg;
-	int u = s->reason ? mc_units_of_line(s->reason) : -1;
 	char a[MC_UNITS_MARK_LEN], v[256];
 
 	r->reclaims++;
 	run_state_reclaim(&r->state, s, err, got);
 	if (err < 0)
-		run_log(r, 4, "%s: reclaim %s: %s (got %s): %s", s->group, line_reclaim(s, u, v, sizeof(v)),
-			mc_strerror(err), line_size(got, u, a), s->reason);
+		run_log(r, 4, "%s: reclaim %s: %s (got %s): %s", s->group,
+			mc_fmt_reclaim(s, v, sizeof(v)), mc_strerror(err), got_size(s, got, a),
+			s->reason);
 	else
-		run_log(r, 6, "%s: reclaim %s: got %s: %s", s->group, line_reclaim(s, u, v, sizeof(v)),
-			line_size(got, u, a), s->reason);
+		run_log(r, 6, "%s: reclaim %s: got %s: %s", s->group, mc_fmt_reclaim(s, v, sizeof(v)),
+			got_size(s, got, a), s->reason);
 }
 
 static void on_dry_step(void *arg, const struct mc_step *s)
@@ -282,8 +259,7 @@ static void on_dry_step(void *arg, const struct mc_step *s)
 	if (s->kind == MC_STEP_RECLAIM)
 		run_state_step(&r->state, s);
 	if (s->kind == MC_STEP_RECLAIM)
-		run_log(arg, 6, "%s: would reclaim %s: %s", s->group,
-			line_reclaim(s, s->reason ? mc_units_of_line(s->reason) : -1, v, sizeof(v)),
+		run_log(arg, 6, "%s: would reclaim %s: %s", s->group, mc_fmt_reclaim(s, v, sizeof(v)),
 			s->reason ? s->reason : "");
 	else
 		log_step(arg, s);

@@ -61,40 +61,49 @@ struct policy_mech {
 	const char *how;
 };
 
+/* What a row of mech_rows needs of the host. */
+enum { ON_V1 = 1, ON_V2 = 2, PATCHED = 4, RECLAIM = 8 };
+
+/* Per policy, in order, the first row whose needs the host meets applies. */
+static const struct {
+	struct policy_mech pm;
+	unsigned needs;
+} mech_rows[] = {
+	{ { "soft-limit", MC_MECH_NATIVE,
+	    "memory.soft_limit_in_bytes; memctl run also reclaims groups above it first" }, ON_V1 },
+	{ { "soft-limit", MC_MECH_NATIVE, "memory.soft_limit (memctl kernel patch orders reclaim)" },
+	  PATCHED },
+	{ { "soft-limit", MC_MECH_EMULATED,
+	    "memory.low up to the soft limit + ordered reclaim by memctl run" }, 0 },
+	{ { "active-set", MC_MECH_EMULATED,
+	    "caps unprotected siblings' limit_in_bytes to leave the working set room" }, ON_V1 },
+	{ { "active-set", MC_MECH_EMULATED, "memory.low = measured working set" }, 0 },
+	{ { "thp-high", MC_MECH_EMULATED,
+	    "no memory.high: memctl run reclaims above high, in 2M units for THP groups" }, ON_V1 },
+	{ { "thp-high", MC_MECH_NATIVE,
+	    "memory.high on 2M boundaries, with room for huge-page charges below max" }, 0 },
+	{ { "numa", MC_MECH_NATIVE, "reclaim split per node with memory.reclaim nodes=" },
+	  ON_V2 | PATCHED | RECLAIM },
+	{ { "numa", MC_MECH_MISSING,
+	    "per-node split computed and shown, cannot be enforced (needs memory.reclaim nodes=)" }, 0 },
+	{ { "concurrency", MC_MECH_EMULATED,
+	    "memctl's reclaimers capped; kernel cap on direct reclaimers available" }, PATCHED },
+	{ { "concurrency", MC_MECH_EMULATED,
+	    "memctl's own reclaimers capped at reclaim.concurrency; no kernel cap" }, 0 },
+};
+
 static void policy_mechs(const struct mc_host_status *st, struct policy_mech ret[5])
 {
-	bool v1 = st->memory_version == MC_CGV1;
+	unsigned has = (st->memory_version == MC_CGV1 ? ON_V1 : ON_V2) | (st->patched ? PATCHED : 0) |
+		       (st->reclaim ? RECLAIM : 0);
+	size_t n = 0;
 
-	if (v1)
-		ret[0] = (struct policy_mech){ "soft-limit", MC_MECH_NATIVE,
-			"memory.soft_limit_in_bytes; memctl run also reclaims groups above it first" };
-	else if (st->patched)
-		ret[0] = (struct policy_mech){ "soft-limit", MC_MECH_NATIVE,
-			"memory.soft_limit (memctl kernel patch orders reclaim)" };
-	else
-		ret[0] = (struct policy_mech){ "soft-limit", MC_MECH_EMULATED,
-			"memory.low up to the soft limit + ordered reclaim by memctl run" };
-	if (v1)
-		ret[1] = (struct policy_mech){ "active-set", MC_MECH_EMULATED,
-			"caps unprotected siblings' limit_in_bytes to leave the working set room" };
-	else
-		ret[1] = (struct policy_mech){ "active-set", MC_MECH_EMULATED,
-			"memory.low = measured working set" };
-	if (v1)
-		ret[2] = (struct policy_mech){ "thp-high", MC_MECH_EMULATED,
-			"no memory.high: memctl run reclaims above high, in 2M units for THP groups" };
-	else
-		ret[2] = (struct policy_mech){ "thp-high", MC_MECH_NATIVE,
-			"memory.high on 2M boundaries, with room for huge-page charges below max" };
-	if (!v1 && st->patched && st->reclaim)
-		ret[3] = (struct policy_mech){ "numa", MC_MECH_NATIVE,
-			"reclaim split per node with memory.reclaim nodes=" };
-	else
-		ret[3] = (struct policy_mech){ "numa", MC_MECH_MISSING,
-			"per-node split computed and shown, cannot be enforced (needs memory.reclaim nodes=)" };
-	ret[4] = (struct policy_mech){ "concurrency", MC_MECH_EMULATED,
-		st->patched ? "memctl's reclaimers capped; kernel cap on direct reclaimers available"
-			    : "memctl's own reclaimers capped at reclaim.concurrency; no kernel cap" };
+	for (size_t i = 0; i < sizeof(mech_rows) / sizeof(mech_rows[0]) && n < 5; i++) {
+		bool taken = n > 0 && strcmp(ret[n - 1].name, mech_rows[i].pm.name) == 0;
+
+		if (!taken && (mech_rows[i].needs & has) == mech_rows[i].needs)
+			ret[n++] = mech_rows[i].pm;
+	}
 }
 
 /*

@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "pipeline.h"
+#include "units.h"
 
 int mc_policy_for_host(struct mc_ctx *ctx, struct mc_policy **ret)
 {
@@ -345,18 +346,21 @@ static void run_reclaims(struct mc_ctx *ctx, struct mc_lock *lock, const struct 
 	mc_reclaims_run(ctx->host, lock, plan, concurrency, res, &peak);
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct mc_step *s = &plan->steps[i];
-		char a[24], b[24];
+		char a[MC_UNITS_MARK_LEN], b[MC_UNITS_MARK_LEN];
+		uint64_t both[2] = { s->bytes, res[i].reclaimed };
+		unsigned u = mc_units_shift(both, 2);   /* one unit for the line */
 
 		if (s->kind != MC_STEP_RECLAIM)
 			continue;
+
 		if (req->reclaim_done)
 			req->reclaim_done(req->arg, s, res[i].err, res[i].reclaimed);
 		else if (res[i].err < 0)
-			mc_err("reclaim of %s from '%s': %s (got %s)", mc_fmt_size(s->bytes, a), s->group,
-			       mc_strerror(res[i].err), mc_fmt_size(res[i].reclaimed, b));
+			mc_err("reclaim of %s from '%s': %s (got %s)", mc_units_format(s->bytes, u, a),
+			       s->group, mc_strerror(res[i].err), mc_units_format(res[i].reclaimed, u, b));
 		else if (!ctx->quiet)
 			fprintf(ctx->out_f, "%s: reclaimed %s of %s\n", s->group,
-				mc_fmt_size(res[i].reclaimed, a), mc_fmt_size(s->bytes, b));
+				mc_units_format(res[i].reclaimed, u, a), mc_units_format(s->bytes, u, b));
 	}
 	if (req->ret_peak)
 		*req->ret_peak = peak;

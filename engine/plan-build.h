@@ -24,6 +24,7 @@ struct plan_want {
 	bool set[MC_KNOB__COUNT];                 /* v[k] is asked for */
 	const char *policy_why[MC_KNOB__COUNT];   /* a policy's reason for v[k], or NULL */
 	const char *policy[MC_KNOB__COUNT];       /* and the policy's name */
+	unsigned policy_unit[MC_KNOB__COUNT];     /* and the unit of its reason */
 };
 
 /*
@@ -37,8 +38,19 @@ struct plan_target {
 	const char *cgroup;
 };
 
-/* v formatted as a size into buf (as a plain number where it does not fit); returns buf. */
+/*
+ * v marked as a size into buf for a step's reason or a diagnostic, which
+ * plan_step_add and the plan's diagnostics resolve into one unit per line
+ * (units.h); returns buf.
+ */
 const char *plan_fmt_size(uint64_t v, char buf[static 24]);
+
+/*
+ * How a planned step writes w's knob k: with the policy's unit when a
+ * policy decided it (its reason is already in that unit), else unchosen
+ * (plan_step_add chooses one). Sets tmpl's unit fields.
+ */
+void plan_want_unit(const struct plan_want *w, enum mc_knob k, struct mc_step *tmpl);
 
 /* The page size the plan rounds to: the host's, else 4096. */
 uint64_t plan_page(const struct mc_caps *caps);
@@ -61,7 +73,10 @@ char *plan_want_why(const struct plan_want *w, enum mc_knob k, const struct mc_s
 
 /*
  * Appends a copy of tmpl to plan, acting on to (both names copied), with
- * reason, which it takes (NULL: an allocation that failed). tmpl's group,
+ * reason, which it takes (NULL: an allocation that failed). Unless tmpl's
+ * unit is chosen, the sizes marked in reason (plan_fmt_size) are resolved
+ * into the unit that also divides the step's old and new value (or its
+ * reclaim's bytes), and that unit is the step's. tmpl's group,
  * cgroup and reason are ignored; its node_bytes (NULL or allocated) is
  * taken too. 0 or -ENOMEM, and then nothing is appended and what it took
  * is freed.

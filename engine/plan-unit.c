@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "plan-build.h"
+#include "units.h"
 
 #define K MC_KNOB__COUNT
 
@@ -40,6 +41,7 @@ static int unit_diag(struct unit_build *b, const struct mc_pos *pos, enum mc_kno
 	char *path = mc_asprintf("units.%s.%s", b->spec->name, mc_knob_info(k)->name);
 	int r = -ENOMEM;
 
+	msg = mc_units_resolve(msg, NULL, 0, NULL);
 	if (path && msg)
 		r = mc_diags_add(b->diags, b->p->file, pos->line, pos->col, path, "%s", msg);
 	free(path);
@@ -72,6 +74,8 @@ static int unit_step(struct unit_build *b, enum mc_step_kind kind, enum mc_knob 
 	};
 	struct plan_target to = { b->spec->name, in_cgroup ? b->st->cgroup : NULL };
 
+	if (knob && kind != MC_STEP_NOTE)
+		plan_want_unit(&b->w, k, &step);
 	return plan_step_add(b->plan, &step, to, reason);
 }
 

@@ -34,6 +34,7 @@
 
 #include "buf.h"
 #include "plan-build.h"
+#include "units.h"
 
 #define K MC_KNOB__COUNT
 #define NO_NODE ((size_t)-1)
@@ -277,9 +278,13 @@ static int local_violations(const struct pstate *st, const uint64_t *const *vals
 
 const char *plan_fmt_size(uint64_t v, char buf[static 24])
 {
-	if (mc_size_format(v, buf, 24) < 0)
-		snprintf(buf, 24, "%llu", (unsigned long long)v);
-	return buf;
+	return mc_units_mark(v, buf);
+}
+
+void plan_want_unit(const struct plan_want *w, enum mc_knob k, struct mc_step *tmpl)
+{
+	tmpl->unit_valid = k < MC_KNOB__COUNT && w->policy_why[k] != NULL;
+	tmpl->unit = tmpl->unit_valid ? w->policy_unit[k] : 0;
 }
 
 uint64_t plan_page(const struct mc_caps *caps)
@@ -300,6 +305,7 @@ void plan_want_setting(struct plan_want *w, const struct mc_setting *set, uint64
 	plan_want_size(w, set->knob, set->value, page);
 	w->policy_why[set->knob] = set->reason;
 	w->policy[set->knob] = set->policy;
+	w->policy_unit[set->knob] = set->reason_unit;
 }
 
 char *plan_want_why(const struct plan_want *w, enum mc_knob k, const struct mc_size *sz)
@@ -320,7 +326,21 @@ int plan_step_add(struct mc_plan *plan, const struct mc_step *tmpl, struct plan_
 		  char *reason)
 {
 	struct mc_step step = *tmpl;
+	uint64_t extra[2];
+	size_t n = 0;
 
+	if (!step.unit_valid) {
+		if (step.kind == MC_STEP_RECLAIM) {
+			extra[n++] = step.bytes;
+		} else if (step.kind == MC_STEP_WRITE || step.kind == MC_STEP_UNIT ||
+			   step.kind == MC_STEP_UNIT_FILE) {
+			if (step.old_valid)
+				extra[n++] = step.old_raw;
+			extra[n++] = step.new_raw;
+		}
+		reason = mc_units_resolve(reason, extra, n, &step.unit);
+		step.unit_valid = true;
+	}
 	step.reason = reason;
 	step.group = strdup(to.group);
 	step.cgroup = to.cgroup ? strdup(to.cgroup) : NULL;
@@ -344,6 +364,8 @@ int plan_reclaim_add(struct mc_plan *plan, const struct mc_reclaim *rc, struct p
 		.bytes = rc->bytes,
 		.n_nodes = rc->node_bytes ? rc->n_nodes : 0,
 		.policy = rc->policy ? rc->policy : "policy",
+		.unit = rc->reason_unit,
+		.unit_valid = true,
 	};
 
 	if (step.n_nodes) {
@@ -367,9 +389,16 @@ struct build {
 
 static int add_diag(struct build *b, const struct mc_pos *pos, const char *path, const char *msg)
 {
+	char *m = mc_units_resolve(strdup(msg), NULL, 0, NULL);
+	int r;
+
 	b->errors++;
-	return mc_diags_add(b->diags, b->p->file, pos ? pos->line : 0, pos ? pos->col : 0,
-			    path, "%s", msg);
+	if (!m)
+		return -ENOMEM;
+	r = mc_diags_add(b->diags, b->p->file, pos ? pos->line : 0, pos ? pos->col : 0, path,
+			 "%s", m);
+	free(m);
+	return r;
 }
 
 /* A policy's value replaces the profile's for that group and knob. */
@@ -661,9 +690,11 @@ static int emit_write(struct build *b, const struct pending *w)
 		.want = nd->w.set[w->knob] ? nd->w.v[w->knob] : nd->final[w->knob],
 		.policy = nd->w.policy[w->knob] ? nd->w.policy[w->knob] : "profile",
 	};
-	int r = plan_step_add(b->plan, &step, (struct plan_target){ nd->path, NULL },
-			      strdup(nd->why[w->knob] ? nd->why[w->knob] : "profile"));
+	int r;
 
+	plan_want_unit(&nd->w, w->knob, &step);
+	r = plan_step_add(b->plan, &step, (struct plan_target){ nd->path, NULL },
+			  strdup(nd->why[w->knob] ? nd->why[w->knob] : "profile"));
 	if (r < 0)
 		return r;
 	nd->raw[w->knob] = nd->final[w->knob];

@@ -50,6 +50,12 @@ struct mc_step {
 	 * "profile" for the profile's own values */
 	const char *policy;
 	char *reason;
+	/* The unit (shift: 0 bytes, 10 K, 20 M, 30 G, 40 T) the reason writes its
+	 * sizes in, which divides old_raw, new_raw (or bytes): a line showing them
+	 * beside the reason writes them in it, so the line has one unit.
+	 * !unit_valid (a step read back from a journal): none was chosen. */
+	unsigned unit;
+	bool unit_valid;
 	char *cgroup;         /* RECLAIM, UNIT_FILE of a unit: its absolute cgroup path
 	                         (group: its name) */
 	/* RMDIR: the group's knob values (bit k of saved_mask: saved_raw[k] was read),

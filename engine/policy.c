@@ -231,9 +231,8 @@ struct sz {
 };
 
 /*
- * Sizes in reasons and notes are marked (S) and resolved into one unit per
- * message when it is pushed (units.h); P formats one size on its own, for
- * diagnostics that quote a profile's value as written.
+ * Sizes in reasons, notes and diagnostics are marked (S) and resolved into
+ * one unit per message when it is pushed (units.h), the huge-page size too.
  */
 static struct sz S(uint64_t v)
 {
@@ -243,12 +242,19 @@ static struct sz S(uint64_t v)
 	return r;
 }
 
-static struct sz P(uint64_t v)
+/*
+ * Adds diagnostic msg (taken; NULL: out of memory) with its marked sizes in
+ * one unit. Returns mc_diags_add's result, or -ENOMEM.
+ */
+static int diag_units(struct mc_diags *diags, const char *file, int line, int col,
+		      const char *path, char *msg)
 {
-	struct sz r;
+	int r = -ENOMEM;
 
-	if (mc_size_format(v, r.s, sizeof(r.s)) < 0)
-		snprintf(r.s, sizeof(r.s), "%llu", (unsigned long long)v);
+	msg = mc_units_resolve(msg, NULL, 0, NULL);
+	if (msg)
+		r = mc_diags_add(diags, file, line, col, path, "%s", msg);
+	free(msg);
 	return r;
 }
 
@@ -470,7 +476,7 @@ static int push_setting(struct build *b, const char *group, const char *policy, 
 	uint64_t shown[2] = { v, g && g->raw_valid[k] ? g->raw[k] : 0 };
 
 	/* one unit for the reason and the old -> new a log line shows beside it */
-	reason = mc_units_resolve(reason, shown, 2, NULL);
+	reason = mc_units_resolve(reason, shown, 2, &st.reason_unit);
 	st.reason = reason;
 	if (!reason || mc_array_reserve(&b->d.set, &b->d.cap_set, b->d.n_set + 1, sizeof(st)) < 0 ||
 	    !(st.group = strdup(group))) {
@@ -489,7 +495,7 @@ static int push_reclaim(struct build *b, const char *group, uint64_t bytes, uint
 				 .n_nodes = node_bytes ? n_nodes : 0,
 				 .policy = MC_POLICY_SOFT_LIMIT };
 
-	reason = mc_units_resolve(reason, &bytes, 1, NULL);
+	reason = mc_units_resolve(reason, &bytes, 1, &rc.reason_unit);
 	rc.reason = reason;
 	if (!reason ||
 	    mc_array_reserve(&b->d.reclaim, &b->d.cap_reclaim, b->d.n_reclaim + 1, sizeof(rc)) < 0 ||
@@ -779,7 +785,7 @@ static uint64_t thp_gap(const struct mc_policy_config *cfg, char why[static 64])
 		snprintf(why, 64, "the configured THP floor");
 		return cfg->thp_floor;
 	}
-	snprintf(why, 64, "2M x %u %s", cpus, cpu_word(cpus));
+	snprintf(why, 64, "%s x %u %s", S(MC_THP_SIZE).s, cpus, cpu_word(cpus));
 	return gap;
 }
 
@@ -818,10 +824,10 @@ static int node_high(struct build *b, struct node *nd)
 
 		if (!path)
 			return -ENOMEM;
-		r = b->diags ? mc_diags_add(b->diags, b->p->file, nd->wanted[MC_KNOB_HIGH] ? pos->line : 0,
-					    nd->wanted[MC_KNOB_HIGH] ? pos->col : 0, path,
-					    "max '%s' leaves no room for high: a THP group needs at least %s (%s) between high and max",
-					    P(nd->max).s, P(gap).s, gapwhy)
+		r = b->diags ? diag_units(b->diags, b->p->file, nd->wanted[MC_KNOB_HIGH] ? pos->line : 0,
+					  nd->wanted[MC_KNOB_HIGH] ? pos->col : 0, path,
+					  mc_asprintf("max '%s' leaves no room for high: a THP group needs at least %s (%s) between high and max",
+						      S(nd->max).s, S(gap).s, gapwhy))
 			     : 0;
 		free(path);
 		return r;
@@ -831,12 +837,12 @@ static int node_high(struct build *b, struct node *nd)
 	nd->high = h;
 	nd->high_set = true;
 	if (nd->max != MC_SIZE_MAX && (high > nd->max || nd->max - high < thp_gap(b->cfg, gapwhy)))
-		nd->high_why = mc_asprintf("lowers high %s to %s: a THP group needs %s (%s) between high and max %s, on a 2M boundary",
+		nd->high_why = mc_asprintf("lowers high %s to %s: a THP group needs %s (%s) between high and max %s, on a %s boundary",
 					 S(high).s, S(h).s, S(thp_gap(b->cfg, gapwhy)).s, gapwhy,
-					 S(nd->max).s);
+					 S(nd->max).s, S(MC_THP_SIZE).s);
 	else
-		nd->high_why = mc_asprintf("aligns high %s down to a 2M boundary: %s (THP group)",
-					 S(high).s, S(h).s);
+		nd->high_why = mc_asprintf("aligns high %s down to a %s boundary: %s (THP group)",
+					 S(high).s, S(MC_THP_SIZE).s, S(h).s);
 	return nd->high_why ? 0 : -ENOMEM;
 }
 
@@ -1243,6 +1249,7 @@ static int v1_caps(struct build *b, size_t i)
 	for (size_t j = i + 1; j < b->len; j++) {
 		struct node *c = &b->n[j];
 		const char *extra = "";
+		char floor_txt[64];
 		uint64_t v = cap, live, held;
 		bool live_ok, bound = false;
 		char *why;
@@ -1259,7 +1266,9 @@ static int v1_caps(struct build *b, size_t i)
 			bound = true;
 		} else if (v == mc_sibling_cap(MC_SIZE_MAX, MC_SIZE_MAX, h, MC_SIZE_MAX, b->page)) {
 			/* (that call yields the floor alone) */
-			extra = " (the floor: 2 x headroom, at least 16M)";
+			snprintf(floor_txt, sizeof(floor_txt), " (the floor: 2 x headroom, at least %s)",
+				 S(16ULL << 20).s);
+			extra = floor_txt;
 		}
 		live_ok = c->g->raw_valid[MC_KNOB_MAX];
 		live = live_ok ? c->g->raw[MC_KNOB_MAX] : MC_SIZE_MAX;
@@ -1428,7 +1437,7 @@ static int node_reclaim(struct build *b, struct node *nd, char **numa_names)
 		return -ENOMEM;
 	bytes = nd->thp ? mc_thp_round_up(raw) : page_up(raw, b->page);
 	if (nd->thp && bytes != raw)
-		why = xcat(why, "; rounded up to whole 2M huge pages: %s", S(bytes).s);
+		why = xcat(why, "; rounded up to whole %s huge pages: %s", S(MC_THP_SIZE).s, S(bytes).s);
 	if (!why)
 		return -ENOMEM;
 	if ((r = numa_split(b, nd, bytes, &nodes, &why)) < 0) {
@@ -1706,11 +1715,11 @@ static int check_group(const struct mc_profile *p, const struct mc_policy_config
 		if (mx->bytes - hi->bytes < gap) {
 			char *path = mc_asprintf("%s.high", key);
 
-			r = path ? mc_diags_add(diags, p->file, g->knob_pos[MC_KNOB_HIGH].line,
-						g->knob_pos[MC_KNOB_HIGH].col, path,
-						"high '%s' leaves %s below max '%s'; a THP group needs at least %s (%s)",
-						P(hi->bytes).s, P(mx->bytes - hi->bytes).s,
-						P(mx->bytes).s, P(gap).s, gapwhy)
+			r = path ? diag_units(diags, p->file, g->knob_pos[MC_KNOB_HIGH].line,
+					      g->knob_pos[MC_KNOB_HIGH].col, path,
+					      mc_asprintf("high '%s' leaves %s below max '%s'; a THP group needs at least %s (%s)",
+							  S(hi->bytes).s, S(mx->bytes - hi->bytes).s,
+							  S(mx->bytes).s, S(gap).s, gapwhy))
 				 : -ENOMEM;
 			free(path);
 			if (r < 0) {

@@ -69,6 +69,10 @@ struct mc_setting {
 	uint64_t value;         /* abstract bytes, MC_SIZE_MAX = no limit */
 	const char *policy;     /* which policy decided it (static): MC_POLICY_* */
 	char *reason;
+	/* the unit (shift: 0 bytes, 10 K, 20 M, 30 G, 40 T) the reason's sizes are
+	 * in, which also divides value and the live value: a line showing old ->
+	 * new beside the reason writes them in it */
+	unsigned reason_unit;
 };
 
 struct mc_reclaim {
@@ -78,6 +82,7 @@ struct mc_reclaim {
 	size_t n_nodes;
 	const char *policy;     /* which policy decided it (static): MC_POLICY_* */
 	char *reason;
+	unsigned reason_unit;   /* as mc_setting's, dividing bytes */
 };
 
 /*

@@ -66,6 +66,16 @@ static bool divides(unsigned shift, uint64_t v)
 	return v == 0 || v == MC_SIZE_MAX || v % (UINT64_C(1) << shift) == 0;
 }
 
+unsigned mc_units_shift(const uint64_t *v, size_t n)
+{
+	unsigned shift = 40;
+
+	for (size_t i = 0; i < n; i++)
+		while (shift > 0 && !divides(shift, v[i]))
+			shift -= 10;
+	return shift;
+}
+
 char *mc_units_resolve(char *s, const uint64_t *extra, size_t n_extra, unsigned *ret_shift)
 {
 	unsigned shift = 40;
@@ -76,11 +86,9 @@ char *mc_units_resolve(char *s, const uint64_t *extra, size_t n_extra, unsigned 
 
 	if (!s)
 		return NULL;
-	for (; shift > 0; shift -= 10) {
+	for (shift = mc_units_shift(extra, n_extra); shift > 0; shift -= 10) {
 		bool ok = true;
 
-		for (size_t i = 0; ok && i < n_extra; i++)
-			ok = divides(shift, extra[i]);
 		for (p = strchr(s, MARK); ok && p; p = strchr(p, MARK)) {
 			if (!parse_mark(p + 1, &v, &end)) {
 				p++;
@@ -120,30 +128,4 @@ char *mc_units_resolve(char *s, const uint64_t *extra, size_t n_extra, unsigned 
 	if (ret_shift)
 		*ret_shift = shift;
 	return out;
-}
-
-static bool is_alnum(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-int mc_units_of_line(const char *s)
-{
-	int best = -1;
-	const char *p = s, *q;
-
-	while (*p) {
-		/* a token starts at a digit not preceded by a letter, a digit or '.' */
-		if (!(*p >= '0' && *p <= '9') || (p > s && (is_alnum(p[-1]) || p[-1] == '.'))) {
-			p++;
-			continue;
-		}
-		for (q = p; (*q >= '0' && *q <= '9') || *q == '.'; q++)
-			;
-		for (int u = 1; u <= 4; u++)
-			if (*q == unit_letter[u] && !is_alnum(q[1]) && (best < 0 || u * 10 < best))
-				best = u * 10;
-		p = q;
-	}
-	return best;
 }

@@ -31,12 +31,10 @@ char *mc_units_mark(uint64_t bytes, char buf[static MC_UNITS_MARK_LEN]);
 char *mc_units_resolve(char *s, const uint64_t *extra, size_t n_extra, unsigned *ret_shift);
 
 /*
- * The unit a resolved line uses: the shift (10, 20, 30, 40) of the size
- * tokens in it ("118M": a number directly followed by K, M, G or T and then
- * a character that is not a letter or digit), the smallest when they differ;
- * -1 when the line has none.
+ * The largest unit (shift 40, 30, 20, 10, else 0 for bytes) that divides
+ * every v[0..n) exactly; 0 and MC_SIZE_MAX are ignored (40 when all are).
  */
-int mc_units_of_line(const char *s);
+unsigned mc_units_shift(const uint64_t *v, size_t n);
 
 /* Formats bytes in the unit 1 << shift: "118M", or "117.99M" when the unit
  * does not divide bytes (two decimals, rounded down); "max"; "0". Returns

@@ -21,6 +21,7 @@
 #include "sdbus.h"
 #include "size.h"
 #include "unitname.h"
+#include "units.h"
 
 #define JOURNAL_MAGIC "memctl-journal 2"
 
@@ -85,11 +86,23 @@ static int dup_path(const char *s, struct mc_jrec *r)
 	return r->path ? 0 : -ENOMEM;
 }
 
-static char *fmt_size(uint64_t v, char buf[static 24])
+/*
+ * The unit a step's line writes its sizes v[0..n) in: the step's own (that
+ * of its reason, which the line shows too), else the largest dividing them.
+ */
+static unsigned step_unit(const struct mc_step *s, const uint64_t *v, size_t n)
 {
-	if (mc_size_format(v, buf, 24) < 0)
-		snprintf(buf, 24, "%" PRIu64, v);
-	return buf;
+	return s->unit_valid ? s->unit : mc_units_shift(v, n);
+}
+
+/* The old and new value of s in one unit, into a and b. */
+static void fmt_pair(const struct mc_step *s, char a[static 24], char b[static 24])
+{
+	uint64_t v[2] = { s->new_raw, s->old_raw };
+	unsigned u = step_unit(s, v, s->old_valid ? 2 : 1);
+
+	mc_units_format(s->old_raw, u, a);
+	mc_units_format(s->new_raw, u, b);
 }
 
 /*
@@ -259,11 +272,11 @@ static int write_describe(const struct mc_step *s, struct mc_step_text *t)
 {
 	char a[24], b[24];
 
+	fmt_pair(s, a, b);
 	t->file = s->file;
-	t->value = mc_asprintf("%s -> %s", s->old_valid ? fmt_size(s->old_raw, a) : "(new)",
-			       fmt_size(s->new_raw, b));
+	t->value = mc_asprintf("%s -> %s", s->old_valid ? a : "(new)", b);
 	t->done = t->value ? mc_asprintf("%s: %s %s", s->group, s->file, t->value) : NULL;
-	t->brief = mc_asprintf("%s -> %s", s->file, fmt_size(s->new_raw, b));
+	t->brief = mc_asprintf("%s -> %s", s->file, b);
 	return 0;
 }
 
@@ -519,11 +532,11 @@ static int unit_describe(const struct mc_step *s, struct mc_step_text *t)
 {
 	char a[24], b[24];
 
+	fmt_pair(s, a, b);
 	t->file = s->file;
-	t->value = mc_asprintf("%s -> %s via systemd", fmt_size(s->old_raw, a),
-			       fmt_size(s->new_raw, b));
+	t->value = mc_asprintf("%s -> %s via systemd", a, b);
 	t->done = t->value ? mc_asprintf("%s: %s %s", s->group, s->file, t->value) : NULL;
-	t->brief = mc_asprintf("%s -> %s via systemd", s->file, fmt_size(s->new_raw, b));
+	t->brief = mc_asprintf("%s -> %s via systemd", s->file, b);
 	return 0;
 }
 
@@ -560,11 +573,12 @@ static int unitfile_describe(const struct mc_step *s, struct mc_step_text *t)
 {
 	char a[24], b[24];
 
+	fmt_pair(s, a, b);
 	t->file = s->file;
-	t->value = mc_asprintf("%s -> %s", fmt_size(s->old_raw, a), fmt_size(s->new_raw, b));
+	t->value = mc_asprintf("%s -> %s", a, b);
 	t->done = t->value ? mc_asprintf("%s: %s %s (in its cgroup)", s->group, s->file,
 					 t->value) : NULL;
-	t->brief = mc_asprintf("%s -> %s", s->file, fmt_size(s->new_raw, b));
+	t->brief = mc_asprintf("%s -> %s", s->file, b);
 	return 0;
 }
 
@@ -589,20 +603,21 @@ static int reclaim_describe(const struct mc_step *s, struct mc_step_text *t)
 {
 	char v[24];
 	size_t len = 0;
+	unsigned u = step_unit(s, &s->bytes, 1);
 	FILE *f = open_memstream(&t->value, &len);
 
 	if (!f)
 		return -ENOMEM;
-	fputs(fmt_size(s->bytes, v), f);
+	fputs(mc_units_format(s->bytes, u, v), f);
 	for (size_t n = 0; s->node_bytes && n < s->n_nodes; n++)
-		fprintf(f, "%s N%zu=%s", n ? "," : " (", n, fmt_size(s->node_bytes[n], v));
+		fprintf(f, "%s N%zu=%s", n ? "," : " (", n, mc_units_format(s->node_bytes[n], u, v));
 	if (s->node_bytes && s->n_nodes)
 		fputc(')', f);
 	if (fclose(f) != 0)
 		return -ENOMEM;
 	t->file = "";
 	t->done = mc_asprintf("%s: reclaim %s", s->group, t->value);
-	t->brief = mc_asprintf("reclaim %s", fmt_size(s->bytes, v));
+	t->brief = mc_asprintf("reclaim %s", mc_units_format(s->bytes, u, v));
 	return 0;
 }
 
@@ -866,18 +881,21 @@ char *mc_step_failure(const struct mc_step *s, const char *abs, int err, uint64_
 {
 	const struct step_kind *k = kind_of(s->kind);
 	char *head, *out, a[24], b[24];
+	uint64_t kept[2] = { readback, s->new_raw };
+	unsigned u = mc_units_shift(kept, 2);
 
 	if (!k || !k->failure)
 		return NULL;
 	head = k->failure(s, abs);
 	if (!head)
 		return NULL;
+	/* head names no size: the two values alone make the line's unit */
 	if (err == -EIO && (s->kind == MC_STEP_WRITE || s->kind == MC_STEP_UNIT_FILE))
 		out = mc_asprintf("%s: the kernel kept %s instead of %s", head,
-				  fmt_size(readback, a), fmt_size(s->new_raw, b));
+				  mc_units_format(readback, u, a), mc_units_format(s->new_raw, u, b));
 	else if (err == -EIO && s->kind == MC_STEP_UNIT)
 		out = mc_asprintf("%s: systemd kept %s instead of %s", head,
-				  fmt_size(readback, a), fmt_size(s->new_raw, b));
+				  mc_units_format(readback, u, a), mc_units_format(s->new_raw, u, b));
 	else if (err == -EIO && s->kind == MC_STEP_ENABLE)
 		out = mc_asprintf("%s: the kernel did not keep it", head);
 	else if (err == -EIO)

@@ -889,7 +889,7 @@ static int slot_parse(struct mc_subtree *t, int f, size_t len, struct mc_group_s
 static bool slot_in(int f, unsigned parts)
 {
 	if (f < MC_KNOB__COUNT)
-		return parts & MC_READ_KNOBS;
+		return parts & (unsigned)MC_READ_KNOB_MAX << f;
 	switch (f) {
 	case HOST_FILE_USAGE:
 		return parts & MC_READ_USAGE;
@@ -914,8 +914,9 @@ static void parts_clear(unsigned parts, struct mc_group_snap *gs)
 {
 	if (parts & MC_READ_USAGE)
 		gs->usage_valid = false;
-	if (parts & MC_READ_KNOBS)
-		memset(gs->raw_valid, 0, sizeof(gs->raw_valid));
+	for (int k = 0; k < MC_KNOB__COUNT; k++)
+		if (parts & (unsigned)MC_READ_KNOB_MAX << k)
+			gs->raw_valid[k] = false;
 	if (parts & MC_READ_STAT)
 		mc_kvs_free(&gs->stat);
 	if (parts & MC_READ_NUMA)

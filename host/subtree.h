@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "host.h"
+#include "knob.h"
 #include "snapshot.h"
 
 /*
@@ -31,17 +32,30 @@
  * Functions return 0 or -errno and never print.
  */
 
-/* Parts of a group that read() can fill in a struct mc_group_snap. */
+/*
+ * Parts of a group that read() can fill in a struct mc_group_snap. Each
+ * knob is a part of its own (one file each: a screen showing max and soft
+ * reads two knob files per row, not all of them); MC_READ_KNOBS is every
+ * knob, and a test `parts & MC_READ_KNOBS` asks whether any is wanted.
+ */
 enum {
 	MC_READ_USAGE = 1 << 0,     /* usage */
-	MC_READ_KNOBS = 1 << 1,     /* raw[] / raw_valid[] */
 	MC_READ_STAT = 1 << 2,      /* stat */
 	MC_READ_NUMA = 1 << 3,      /* numa, n_numa */
 	MC_READ_EVENTS = 1 << 4,    /* events */
 	MC_READ_PSI = 1 << 5,       /* psi */
 	MC_READ_SUBTREE = 1 << 6,   /* no_memory_children (v2 cgroup.subtree_control) */
-	MC_READ_ALL = (1 << 7) - 1,
+	/* knob k (enum mc_knob) is MC_READ_KNOB_MAX << k: raw[k] / raw_valid[k] */
+	MC_READ_KNOB_MAX = 1 << (8 + MC_KNOB_MAX),
+	MC_READ_KNOB_HIGH = 1 << (8 + MC_KNOB_HIGH),
+	MC_READ_KNOB_LOW = 1 << (8 + MC_KNOB_LOW),
+	MC_READ_KNOB_MIN = 1 << (8 + MC_KNOB_MIN),
+	MC_READ_KNOB_SOFT = 1 << (8 + MC_KNOB_SOFT),
+	MC_READ_KNOBS = ((1 << MC_KNOB__COUNT) - 1) << 8,
+	MC_READ_ALL = MC_READ_USAGE | MC_READ_STAT | MC_READ_NUMA | MC_READ_EVENTS | MC_READ_PSI |
+		      MC_READ_SUBTREE | MC_READ_KNOBS,
 };
+_Static_assert(MC_KNOB__COUNT <= 8, "the knob parts fit below bit 16");
 
 struct mc_subtree_entry {
 	const char *path;   /* relative to the parent; "" is the parent itself */

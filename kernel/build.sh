@@ -88,15 +88,19 @@ fi
 
 mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] ||
 	{ log "cannot write the kernel cache '$cache' (set MEMCTL_KERNEL_CACHE)"; exit 77; }
-# One builder per tree at a time: a second caller waits, then reuses.
-exec 9>"$dir.lock"
-flock 9
-
-if [ -f "$dir/built" ] && [ -f "$src/arch/x86/boot/bzImage" ]; then
+# A built tree is only read, under a shared lock (guests booting it hold
+# one too, so a cache hit does not wait for them). Building takes the lock
+# exclusively: one builder per tree, a second caller waits, then reuses.
+cached() {
+	[ -f "$dir/built" ] && [ -f "$src/arch/x86/boot/bzImage" ] || return 1
 	log "cached $kind kernel $key"
 	echo "$src/arch/x86/boot/bzImage"
-	exit 0
-fi
+}
+exec 9>"$dir.lock"
+flock -s 9
+cached && exit 0
+flock 9
+cached && exit 0
 
 if [ ! -f "$dir/prepared" ]; then
 	rm -rf "$dir"

@@ -83,14 +83,19 @@ mirror() {
 [ "$(id -u)" = 0 ] || { log "debootstrap needs root"; exit 77; }
 mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] ||
 	{ log "cannot write the root file system cache '$cache' (set MEMCTL_ROOTFS_CACHE)"; exit 77; }
-# One builder at a time; a second caller waits, then reuses the image.
-exec 9>"$img.lock"
-flock 9
-if [ -f "$img" ]; then
+# A built image is only read, under a shared lock (booting guests may
+# hold one). Building takes it exclusively: one builder at a time, a
+# second caller waits, then reuses the image.
+cached() {
+	[ -f "$img" ] || return 1
 	log "cached root file system $key"
 	echo "$img"
-	exit 0
-fi
+}
+exec 9>"$img.lock"
+flock -s 9
+cached && exit 0
+flock 9
+cached && exit 0
 need_tools
 url=$(mirror)
 [ -n "$url" ] || { log "apt has no source for $suite main (apt-get indextargets)"; exit 77; }

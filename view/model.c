@@ -85,6 +85,10 @@ void top_model_release(struct top_model *m)
 		row_release(&m->rows[i]);
 	free(m->rows);
 	free(m->order);
+	free(m->ob.kids);
+	free(m->ob.kid_start);
+	free(m->ob.fill);
+	free(m->ob.keep);
 	free(m->filter);
 	free(m->parent);
 	top_source_free(m->src);
@@ -202,6 +206,7 @@ static int rebuild_rows(struct top_model *m)
 	m->n = n;
 	m->order = order;
 	m->n_order = 0;
+	m->ob.n = 0;   /* other rows: the children lists are built again */
 	for (size_t i = 0; i < n; i++)
 		if (row_label(&rows[i]) < 0)
 			ret = -ENOMEM;
@@ -308,14 +313,20 @@ int top_model_fill(struct top_model *m, size_t first, size_t count, size_t extra
 	int ret = 0;
 
 	parts |= top_cols[m->sort_col].parts;
+	/*
+	 * The effective limit (the % column, and the colour of a row near it)
+	 * is the smallest max of the row and its ancestors: read with any knob,
+	 * and the ancestors' max alone, not every knob file of theirs.
+	 */
+	if (parts & MC_READ_KNOBS)
+		parts |= MC_READ_KNOB_MAX;
 	for (size_t k = first; ret == 0 && k < m->n_order && k - first < count; k++) {
 		size_t i = m->order[k];
 
 		ret = row_read(m, i, parts);
-		/* the % column needs every ancestor's max */
-		if (parts & MC_READ_KNOBS)
-			for (size_t u = m->rows[i].up; ret == 0 && u != (size_t)-1; u = m->rows[u].up)
-				ret = row_read(m, u, MC_READ_KNOBS);
+		for (size_t u = m->rows[i].up;
+		     ret == 0 && (parts & MC_READ_KNOB_MAX) && u != (size_t)-1; u = m->rows[u].up)
+			ret = row_read(m, u, MC_READ_KNOB_MAX);
 	}
 	if (ret == 0 && extra < m->n)
 		ret = row_read(m, extra, parts | MC_READ_ALL | TOP_READ_TASKS);
@@ -443,13 +454,6 @@ static bool matches(const struct top_model *m, const struct top_row *r)
 	return !m->filter || !*m->filter || strcasestr(r->name, m->filter);
 }
 
-struct order_ctx {
-	struct top_model *m;
-	size_t *kids;         /* children of each row, grouped by parent */
-	size_t *kid_start;    /* kids[kid_start[i] .. kid_start[i+1]) */
-	bool *keep;           /* matches the filter, or has a match below */
-};
-
 static int sibling_cmp(const void *a, const void *b, void *arg)
 {
 	const struct top_model *m = arg;
@@ -466,9 +470,9 @@ static int sibling_cmp(const void *a, const void *b, void *arg)
 	return d ? d : (xi > yi) - (xi < yi);
 }
 
-static void emit(struct order_ctx *o, size_t i)
+static void emit(struct top_model *m, size_t i)
 {
-	struct top_model *m = o->m;
+	const struct top_order_buf *o = &m->ob;
 
 	if (!o->keep[i])
 		return;
@@ -476,52 +480,88 @@ static void emit(struct order_ctx *o, size_t i)
 	if (m->rows[i].collapsed)
 		return;
 	for (size_t k = o->kid_start[i]; k < o->kid_start[i + 1]; k++)
-		emit(o, o->kids[k]);
+		emit(m, o->kids[k]);
 }
 
+/* Room in the order's arrays for n rows. 0 or -ENOMEM. */
+static int order_reserve(struct top_order_buf *o, size_t n)
+{
+	size_t c[4] = { o->cap, o->cap, o->cap, o->cap };
+
+	/* four arrays of one capacity: each reserve starts from the old one */
+	if (mc_array_reserve(&o->kids, &c[0], n + 1, sizeof(*o->kids)) < 0 ||
+	    mc_array_reserve(&o->kid_start, &c[1], n + 1, sizeof(*o->kid_start)) < 0 ||
+	    mc_array_reserve(&o->fill, &c[2], n + 1, sizeof(*o->fill)) < 0 ||
+	    mc_array_reserve(&o->keep, &c[3], n + 1, sizeof(*o->keep)) < 0)
+		return -ENOMEM;
+	o->cap = c[0];
+	return 0;
+}
+
+/* The children of each row, in index order (the source's name order). */
+static void order_kids(struct top_model *m)
+{
+	struct top_order_buf *o = &m->ob;
+
+	memset(o->kid_start, 0, (m->n + 1) * sizeof(*o->kid_start));
+	for (size_t i = 1; i < m->n; i++)
+		o->kid_start[m->rows[i].up + 1]++;
+	for (size_t i = 0; i < m->n; i++)
+		o->kid_start[i + 1] += o->kid_start[i];
+	memcpy(o->fill, o->kid_start, (m->n + 1) * sizeof(*o->fill));
+	for (size_t i = 1; i < m->n; i++)
+		o->kids[o->fill[m->rows[i].up]++] = i;
+	o->n = m->n;
+}
+
+/* Whether the n siblings at k are in order already (n - 1 comparisons). */
+static bool kids_sorted(struct top_model *m, const size_t *k, size_t n)
+{
+	for (size_t j = 1; j < n; j++)
+		if (sibling_cmp(&k[j - 1], &k[j], m) > 0)
+			return false;
+	return true;
+}
+
+/*
+ * Siblings are sorted with a comparison that ties by index, a total
+ * order: whatever order they start in, the result is the same. So the
+ * children lists are kept from the last order, and a group of siblings
+ * whose keys kept their order (most of them, refresh after refresh) costs
+ * one pass that finds them sorted instead of a sort.
+ */
 void top_model_order(struct top_model *m)
 {
-	struct order_ctx o = { .m = m };
-	size_t *fill;
+	struct top_order_buf *o = &m->ob;
 
 	m->n_order = 0;
 	if (m->n == 0)
 		return;
-	o.kids = calloc(m->n, sizeof(*o.kids));
-	o.kid_start = calloc(m->n + 1, sizeof(*o.kid_start));
-	o.keep = calloc(m->n, sizeof(*o.keep));
-	fill = calloc(m->n + 1, sizeof(*fill));
-	if (!o.kids || !o.kid_start || !o.keep || !fill) {
+	if (order_reserve(o, m->n) < 0) {
 		/* out of memory: show the rows in tree order */
 		for (size_t i = 0; i < m->n; i++)
 			m->order[m->n_order++] = i;
-		goto out;
+		o->n = 0;
+		return;
 	}
-	for (size_t i = 1; i < m->n; i++)
-		o.kid_start[m->rows[i].up + 1]++;
-	for (size_t i = 0; i < m->n; i++)
-		o.kid_start[i + 1] += o.kid_start[i];
-	memcpy(fill, o.kid_start, (m->n + 1) * sizeof(*fill));
-	for (size_t i = 1; i < m->n; i++)
-		o.kids[fill[m->rows[i].up]++] = i;
+	if (o->n != m->n)
+		order_kids(m);
 	/* rows come in preorder: a child after its parent, so walk backwards */
+	memset(o->keep, 0, m->n * sizeof(*o->keep));
 	for (size_t i = m->n; i-- > 0;) {
 		if (matches(m, &m->rows[i]))
-			o.keep[i] = true;
-		if (o.keep[i] && m->rows[i].up != (size_t)-1)
-			o.keep[m->rows[i].up] = true;
+			o->keep[i] = true;
+		if (o->keep[i] && m->rows[i].up != (size_t)-1)
+			o->keep[m->rows[i].up] = true;
 	}
-	o.keep[0] = true;
-	for (size_t i = 0; i < m->n; i++)
-		if (o.kid_start[i + 1] - o.kid_start[i] > 1)
-			qsort_r(o.kids + o.kid_start[i], o.kid_start[i + 1] - o.kid_start[i],
-				sizeof(*o.kids), sibling_cmp, m);
-	emit(&o, 0);
-out:
-	free(o.kids);
-	free(o.kid_start);
-	free(o.keep);
-	free(fill);
+	o->keep[0] = true;
+	for (size_t i = 0; i < m->n; i++) {
+		size_t *k = o->kids + o->kid_start[i], n = o->kid_start[i + 1] - o->kid_start[i];
+
+		if (n > 1 && !kids_sorted(m, k, n))
+			qsort_r(k, n, sizeof(*k), sibling_cmp, m);
+	}
+	emit(m, 0);
 }
 
 /*

@@ -96,6 +96,21 @@ struct top_policy {
 	size_t cap_dec;
 };
 
+/*
+ * The display order's working arrays, kept from one refresh to the next:
+ * the children of each row (grouped by parent, each group in the last
+ * order computed) and the filter's marks. Valid for the rows of the last
+ * directory walk (n); n 0: to be built again.
+ */
+struct top_order_buf {
+	size_t *kids;         /* children of each row, grouped by parent */
+	size_t *kid_start;    /* kids[kid_start[i] .. kid_start[i+1]) */
+	size_t *fill;
+	bool *keep;           /* matches the filter, or has a match below */
+	size_t n;
+	size_t cap;           /* elements each array has room for */
+};
+
 struct top_model {
 	struct mc_host *h;
 	const struct mc_caps *caps;   /* the source's: the host's, or the recording host's */
@@ -120,6 +135,7 @@ struct top_model {
 	size_t key_budget;    /* sort keys read per refresh at most (rows off screen
 	                         take turns); 0: every row, every refresh */
 	unsigned long reads;  /* files read, for the cost figures */
+	struct top_order_buf ob;
 };
 
 /* A model of the live groups below parent (absolute). 0 or -errno. */

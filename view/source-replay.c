@@ -536,10 +536,11 @@ static int replay_read(struct top_source *s, size_t i, unsigned parts, struct mc
 		gs->usage = g->usage;
 		gs->usage_valid = g->usage_valid;
 	}
-	if (parts & MC_READ_KNOBS) {
-		memcpy(gs->raw, g->raw, sizeof(gs->raw));
-		memcpy(gs->raw_valid, g->raw_valid, sizeof(gs->raw_valid));
-	}
+	for (int k = 0; k < MC_KNOB__COUNT; k++)
+		if (parts & (unsigned)MC_READ_KNOB_MAX << k) {
+			gs->raw[k] = g->raw[k];
+			gs->raw_valid[k] = g->raw_valid[k];
+		}
 	if (parts & MC_READ_STAT)
 		r = kvs_copy(&gs->stat, &g->stat);
 	if (r == 0 && (parts & MC_READ_EVENTS))

@@ -9,19 +9,9 @@ ROOT=$T_TMP/cg
 
 # A v2 hierarchy: root with cgroup.controllers, a delegated /svc, and two
 # existing groups under it with the files a v2 kernel has.
-mkgroup() {
-	mkdir -p "$ROOT$1"
-	printf '%s\n' "$2" > "$ROOT$1/memory.max"
-	printf '%s\n' "$3" > "$ROOT$1/memory.high"
-	printf '%s\n' "$4" > "$ROOT$1/memory.low"
-	printf '0\n' > "$ROOT$1/memory.min"
-	printf 'max\n' > "$ROOT$1/memory.swap.max"
-	printf '1048576\n' > "$ROOT$1/memory.current"
-	printf 'anon 524288\nfile 524288\nactive_anon 0\ninactive_anon 524288\n' > "$ROOT$1/memory.stat"
-	printf 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n' > "$ROOT$1/memory.events"
-	printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' \
-		> "$ROOT$1/memory.pressure"
-	printf '%s\n' "cpu memory pids" > "$ROOT$1/cgroup.controllers"
+mkgroup() {	# PATH MAX HIGH LOW
+	fake_v2_group "$ROOT$1" "cgroup.controllers=cpu memory pids" memory.max="$2" memory.high="$3" \
+		memory.low="$4" 'memory.stat=anon 524288\nfile 524288\nactive_anon 0\ninactive_anon 524288'
 }
 mkdir -p "$ROOT"
 echo "cpu memory pids" > "$ROOT/cgroup.controllers"

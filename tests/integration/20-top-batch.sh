@@ -88,16 +88,10 @@ check_rc $rc 2 "top without a terminal and without -b"
 # Golden text on a fake v2 tree: every column, one refresh (no rates yet).
 ROOT=$T_TMP/cg
 v2group() {   # path max high low current anon file
-	mkdir -p "$ROOT$1"
-	echo "cpu memory" > "$ROOT$1/cgroup.controllers"
-	echo "$2" > "$ROOT$1/memory.max"; echo "$3" > "$ROOT$1/memory.high"
-	echo "$4" > "$ROOT$1/memory.low"; echo 0 > "$ROOT$1/memory.min"
-	echo max > "$ROOT$1/memory.swap.max"; echo "$5" > "$ROOT$1/memory.current"
-	printf 'anon %s\nfile %s\nactive_anon %s\ninactive_anon 0\nactive_file 0\ninactive_file %s\nanon_thp 0\nthp_fault_fallback_charge 5\nworkingset_refault_anon 0\nworkingset_refault_file 7\n' \
-		"$6" "$7" "$6" "$7" > "$ROOT$1/memory.stat"
-	printf 'low 0\nhigh 3\nmax 2\noom 1\noom_kill 1\n' > "$ROOT$1/memory.events"
-	printf 'some avg10=1.50 avg60=0.00 avg300=0.00 total=9\nfull avg10=0.25 avg60=0.00 avg300=0.00 total=3\n' \
-		> "$ROOT$1/memory.pressure"
+	fake_v2_group "$ROOT$1" memory.max="$2" memory.high="$3" memory.low="$4" memory.current="$5" \
+		"memory.stat=anon $6\nfile $7\nactive_anon $6\ninactive_anon 0\nactive_file 0\ninactive_file $7\nanon_thp 0\nthp_fault_fallback_charge 5\nworkingset_refault_anon 0\nworkingset_refault_file 7" \
+		'memory.events=low 0\nhigh 3\nmax 2\noom 1\noom_kill 1' \
+		'memory.pressure=some avg10=1.50 avg60=0.00 avg300=0.00 total=9\nfull avg10=0.25 avg60=0.00 avg300=0.00 total=3'
 }
 mkdir -p "$ROOT"; echo "cpu memory" > "$ROOT/cgroup.controllers"
 v2group /svc 1073741824 max 0 104857600 52428800 52428800

@@ -409,17 +409,11 @@ fi
 # --- a fake v2 tree: PSI, v2 names, a newline in a group name ---
 ROOT=$T_TMP/cg
 NL="$(printf 'new\nline')"
-v2group() {
-	mkdir -p "$ROOT$1"
-	echo "cpu memory" > "$ROOT$1/cgroup.controllers"
-	echo "$2" > "$ROOT$1/memory.max"; echo max > "$ROOT$1/memory.high"
-	echo 0 > "$ROOT$1/memory.low"; echo 0 > "$ROOT$1/memory.min"
-	echo max > "$ROOT$1/memory.swap.max"; echo "$3" > "$ROOT$1/memory.current"
-	printf 'anon %s\nfile 4096\nactive_anon 0\ninactive_anon 0\nactive_file 0\ninactive_file 4096\npgscan 11\npgsteal 7\nworkingset_refault_anon 2\nworkingset_refault_file 9\nthp_fault_alloc 4\n' \
-		"$3" > "$ROOT$1/memory.stat"
-	printf 'low 0\nhigh 3\nmax 2\noom 1\noom_kill 1\n' > "$ROOT$1/memory.events"
-	printf 'some avg10=1.50 avg60=0.25 avg300=0.00 total=2500000\nfull avg10=0.50 avg60=0.00 avg300=0.00 total=1250000\n' \
-		> "$ROOT$1/memory.pressure"
+v2group() {	# path max current
+	fake_v2_group "$ROOT$1" memory.max="$2" memory.current="$3" \
+		"memory.stat=anon $3\nfile 4096\nactive_anon 0\ninactive_anon 0\nactive_file 0\ninactive_file 4096\npgscan 11\npgsteal 7\nworkingset_refault_anon 2\nworkingset_refault_file 9\nthp_fault_alloc 4" \
+		'memory.events=low 0\nhigh 3\nmax 2\noom 1\noom_kill 1' \
+		'memory.pressure=some avg10=1.50 avg60=0.25 avg300=0.00 total=2500000\nfull avg10=0.50 avg60=0.00 avg300=0.00 total=1250000'
 }
 mkdir -p "$ROOT"; echo "cpu memory" > "$ROOT/cgroup.controllers"
 v2group /svc 1073741824 8192

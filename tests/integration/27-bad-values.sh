@@ -7,16 +7,7 @@
 T_TMP=$(mktemp -d)
 trap 'rm -rf "$T_TMP"' EXIT
 ROOT=$T_TMP/cg
-mkgroup() {
-	mkdir -p "$ROOT$1"
-	printf '%s\n' "$2" > "$ROOT$1/memory.max"
-	printf 'max\n' > "$ROOT$1/memory.high"
-	printf '0\n' > "$ROOT$1/memory.low"
-	printf '0\n' > "$ROOT$1/memory.min"
-	printf '1048576\n' > "$ROOT$1/memory.current"
-	printf 'anon 524288\nfile 524288\n' > "$ROOT$1/memory.stat"
-	printf 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n' > "$ROOT$1/memory.events"
-}
+mkgroup() { fake_v2_group "$ROOT$1" memory.max="$2"; }
 mkdir -p "$ROOT"
 echo "memory" > "$ROOT/cgroup.controllers"
 mkgroup /svc max

@@ -15,6 +15,7 @@
 #   created_setup                           REC, ABS and two profiles of the tests
 #                                           of the record of created groups
 #   apply_old                               old.yaml applied; before, writes of new.yaml
+#   fake_v2_group DIR [FILE=TEXT...]        a group of a fake cgroup v2 tree
 #   golden NAME < OUTPUT                    OUTPUT byte for byte against tests/golden/NAME
 #   fail MSG / pass MSG / check_eq GOT WANT MSG / summary
 
@@ -216,6 +217,23 @@ created_setup() {
 	ABS=${T_SELF%/}/$P
 	tree_profile "$T_TMP/keep.yaml" "$P" keep/max=64M
 	tree_profile "$T_TMP/two.yaml" "$P" keep/max=64M r1/max=48M r1/soft_limit=8M r2/max=40M
+}
+
+# Makes DIR a group of a fake cgroup v2 tree (for MEMCTL_CGROUP_ROOT), with
+# the files of a v2 kernel's memory controller: no limits, no protection,
+# 1M in use (half anon, half file), no events, no pressure. FILE=TEXT
+# writes TEXT (with printf's backslash escapes, and a newline) to FILE
+# instead of its default.
+fake_v2_group() {
+	local d=$1 kv z="avg10=0.00 avg60=0.00 avg300=0.00 total=0"
+	shift
+	mkdir -p "$d" || return 1
+	for kv in "cgroup.controllers=cpu memory" memory.max=max memory.high=max memory.low=0 \
+		memory.min=0 memory.swap.max=max memory.current=1048576 \
+		'memory.stat=anon 524288\nfile 524288' 'memory.events=low 0\nhigh 0\nmax 0\noom 0\noom_kill 0' \
+		"memory.pressure=some $z\nfull $z" "$@"; do
+		printf '%b\n' "${kv#*=}" > "$d/${kv%%=*}" || return 1
+	done
 }
 
 # kernel file value of group (relative to our cgroup)

@@ -168,7 +168,7 @@ static void test_refused(void)
 	tap_eq_int((long long)d.n, 2, "two problems");
 	if (d.n == 2) {
 		tap_eq_str(d.v[0].path, "units.a.service.low", "the low is named");
-		tap_check(strstr(d.v[0].msg, "low 1G is above max 512M (the unit's live value)") != NULL,
+		tap_check(strstr(d.v[0].msg, "low 1024M is above max 512M (the unit's live value)") != NULL,
 			  "against the unit's live MemoryMax: %s", d.v[0].msg);
 		tap_eq_int(d.v[0].line, 4, "at the knob's line");
 		tap_eq_str(d.v[1].path, "units.b.service.min", "the min is named");

@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "columns.h"
 #include "host.h"
+#include "model.h"
 #include "subtree.h"
 #include "tap.h"
 
@@ -20,7 +22,10 @@
  *   - the effective limit includes the group's own max;
  *   - groups appearing, vanishing, renamed and replaced between scans are
  *     seen exactly, against an oracle that lists the tree afresh, while the
- *     reader lists only directories that changed.
+ *     reader lists only directories that changed;
+ *   - the read model over it (view/model.c) reads only the knob files the
+ *     columns ask for, and its display order, kept from one refresh to the
+ *     next, is the sorted one whatever the keys did in between.
  */
 
 static char top[] = "/tmp/memctl-test-subtree.XXXXXX";
@@ -281,6 +286,109 @@ static void test_bad_values(struct mc_host *h)
 	}
 	mc_subtree_free(t);
 	put("a/b/memory.limit_in_bytes", "536870912\n");
+}
+
+/* --- the read model over the reader --- */
+
+/*
+ * A knob column reads its own file (and max, for the effective limit),
+ * the ancestors their max alone; the detail pane's row reads everything.
+ * Files that do not parse show whether they were read: a bad file read
+ * sets its bit in bad.
+ */
+static void test_model_parts(struct mc_host *h)
+{
+	const uint32_t soft_bit = 1u << MC_KNOB_SOFT, swap_bit = 1u << MC_KNOB_SWAP;
+	struct top_model m;
+	const struct top_row *p, *b;
+
+	put("a/memory.soft_limit_in_bytes", "garbage\n");
+	put("a/b/memory.memsw.limit_in_bytes", "garbage\n");
+	if (top_model_init(&m, h, "/a") < 0 || top_model_refresh(&m, 1) < 0 || m.n_order != 2) {
+		tap_check(false, "model over the fake tree");
+		top_model_release(&m);
+		return;
+	}
+	p = &m.rows[m.order[0]];
+	b = &m.rows[m.order[1]];
+	tap_eq_int(top_model_fill(&m, 1, 1, (size_t)-1, MC_READ_KNOB_SOFT), 0, "fill the soft column");
+	tap_check(b->g.raw_valid[MC_KNOB_SOFT] && b->g.raw_valid[MC_KNOB_MAX] &&
+			  !b->g.raw_valid[MC_KNOB_SWAP] && !(b->g.bad & swap_bit),
+		  "the row: soft limit and max read, memsw not (bad %#x)", b->g.bad);
+	tap_check(p->g.raw_valid[MC_KNOB_MAX] && !p->g.raw_valid[MC_KNOB_SOFT] &&
+			  !(p->g.bad & soft_bit) && p->eff_limit == 1073741824,
+		  "its ancestor: max alone (bad %#x)", p->g.bad);
+	tap_eq_int(top_model_fill(&m, 1, 1, m.order[0], MC_READ_KNOB_SOFT), 0, "fill with a detail row");
+	tap_check((p->g.bad & soft_bit) && p->g.usage_valid && p->g.stat.n > 0,
+		  "the detail row: every file (bad %#x)", p->g.bad);
+	tap_check(!(b->g.bad & swap_bit), "the other row: still not memsw");
+	top_model_release(&m);
+	put("a/memory.soft_limit_in_bytes", "9223372036854771712\n");
+	put("a/b/memory.memsw.limit_in_bytes", "9223372036854771712\n");
+}
+
+/* The children of the parent in display order, as "name,name,...". */
+static void order_names(const struct top_model *m, char *out, size_t len)
+{
+	size_t at = 0;
+
+	out[0] = '\0';
+	for (size_t k = 1; k < m->n_order && at < len; k++)
+		at += (size_t)snprintf(out + at, len - at, "%s%s", k > 1 ? "," : "",
+				       m->rows[m->order[k]].name);
+}
+
+static void set_usages(const char *const *names, const char *const *values, size_t n)
+{
+	char f[64];
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(f, sizeof(f), "a/%s/memory.usage_in_bytes", names[i]);
+		put(f, values[i]);
+	}
+}
+
+static void test_model_order(struct mc_host *h)
+{
+	static const char *const kids[] = { "b", "c1", "c2", "c3", "c4" };
+	static const struct {
+		const char *usage[5];
+		bool reverse;
+		const char *want;
+	} steps[] = {
+		{ { "122880", "100", "400", "300", "200" }, false, "b,c2,c3,c4,c1" },
+		{ { "122880", "500000", "400", "50", "200" }, false, "c1,b,c2,c4,c3" },
+		/* ties go by name, whichever way */
+		{ { "122880", "7", "7", "50", "7" }, false, "b,c3,c1,c2,c4" },
+		{ { "122880", "7", "7", "50", "7" }, true, "c1,c2,c4,c3,b" },
+		{ { "1", "2", "3", "4", "5" }, true, "b,c1,c2,c3,c4" },
+		{ { "1", "2", "3", "4", "5" }, false, "c4,c3,c2,c1,b" },
+	};
+	struct top_model m;
+	char got[64];
+
+	for (size_t i = 1; i < 5; i++) {
+		snprintf(got, sizeof(got), "a/%s", kids[i]);
+		make_v1_group(got, "9223372036854771712\n");
+	}
+	if (top_model_init(&m, h, "/a") < 0) {
+		tap_check(false, "model over the fake tree");
+		return;
+	}
+	for (size_t s = 0; s < sizeof(steps) / sizeof(steps[0]); s++) {
+		set_usages(kids, steps[s].usage, 5);
+		if (s == 0 || steps[s].reverse != steps[s - 1].reverse)
+			top_model_sort_by(&m, top_col_lookup("usage"), steps[s].reverse);
+		tap_eq_int(top_model_refresh(&m, 1.0 + (double)s), 0, "refresh %zu", s);
+		order_names(&m, got, sizeof(got));
+		tap_eq_str(got, steps[s].want, "order after refresh %zu", s);
+	}
+	top_model_release(&m);
+	for (size_t i = 1; i < 5; i++) {
+		snprintf(got, sizeof(got), "a/%s", kids[i]);
+		rm_rel(got);
+	}
+	put("a/b/memory.usage_in_bytes", "122880\n");
 }
 
 /* --- churn --- */
@@ -564,6 +672,8 @@ int main(void)
 	test_v1_names(h);
 	test_limit(h);
 	test_bad_values(h);
+	test_model_parts(h);
+	test_model_order(h);
 	mc_host_free(h);
 	test_churn();
 	nftw(top, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
