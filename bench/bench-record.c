@@ -2,14 +2,20 @@
  * The history store's costs, for bench/record.sh (a measuring instrument,
  * not a test: it asserts nothing about time). Modes:
  *
- *   cost PARENT DIR N     N rounds on the live tree below PARENT (absolute),
- *                         each: mc_host_snapshot twice (snapshot, and
- *                         snapshot-aa, the A/A control), then a sample for
- *                         the store (mc_hist_capture: the snapshot again,
- *                         task counts, /proc files) and its append to the
- *                         store in DIR. One line per round: CPU µs of
- *                         snapshot, snapshot-aa, capture, append, and the
- *                         store's bytes after it, and the groups.
+ *   cost PARENT DIR N [GAP_MS]  N rounds on the live tree below PARENT
+ *                         (absolute), GAP_MS apart (default 0: a recorder
+ *                         samples every few seconds, and cgroup v1's task
+ *                         counts are read differently within 2 s, see
+ *                         host/subtree.c), each: mc_host_snapshot twice
+ *                         (snapshot, and snapshot-aa, the A/A control),
+ *                         then the store's sample of the second, as memctl
+ *                         run --record takes it (mc_hist_capture_snapshot:
+ *                         task counts, /proc files: the extras) and its
+ *                         append to the store in DIR, then the task counts
+ *                         by path (an open of each group's cgroup.procs, the
+ *                         way before). One line per round: CPU µs of
+ *                         snapshot, snapshot-aa, extras, append, the store's
+ *                         bytes after it, the groups, tasks by path.
  *   gen DIR DAYS STEP G [K]  a synthetic store of DAYS days of samples STEP
  *                         seconds apart, G groups each, counters that move
  *                         like a busy host's (written through the writer)
@@ -34,6 +40,8 @@
 
 #include "bench-util.h"
 #include "capture.h"
+#include "proc-read.h"
+#include "state.h"
 #include "store-internal.h"
 
 static double cpu_us(void)
@@ -60,8 +68,26 @@ static double unix_now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static int mode_cost(const char *parent, const char *dir, int n)
+/* CPU µs of counting every group's processes by path, one open each (the way before the reader). */
+static double tasks_by_path(struct mc_host *h, const struct mc_hist_sample *s)
 {
+	double t = cpu_us();
+
+	for (size_t i = 0; i < s->n_groups; i++) {
+		char *abs;
+		size_t n;
+
+		if (mc_path_join(s->parent, s->groups[i].g.path, &abs) < 0)
+			bench_die("mc_path_join", -ENOMEM);
+		mc_host_group_nprocs(h, abs, &n);
+		free(abs);
+	}
+	return cpu_us() - t;
+}
+
+static int mode_cost(const char *parent, const char *dir, int n, long gap_ms)
+{
+	struct timespec gap = { gap_ms / 1000, (gap_ms % 1000) * 1000000 };
 	struct mc_store_opts o = { .max_bytes = 1ull << 40 };
 	struct mc_hist_sample s = { 0 };
 	struct mc_store_writer *w;
@@ -72,28 +98,36 @@ static int mode_cost(const char *parent, const char *dir, int n)
 		bench_die("mc_host_open", r);
 	if ((r = mc_store_writer_open(dir, &o, &w, NULL)) < 0)
 		bench_die("mc_store_writer_open", r);
-	printf("round\tsnapshot_us\tsnapshot_aa_us\tcapture_us\tappend_us\tbytes\tgroups\n");
+	printf("round\tsnapshot_us\tsnapshot_aa_us\textras_us\tappend_us\tbytes\tgroups\t"
+	       "tasks_path_us\n");
 	for (int i = 0; i < n; i++) {
 		double t[5];
 		struct mc_snapshot snap;
 
+		if (i && gap_ms > 0)
+			nanosleep(&gap, NULL);
 		for (int k = 0; k < 2; k++) {
 			t[k] = cpu_us();
 			if ((r = mc_host_snapshot(h, parent, &snap)) < 0)
 				bench_die("mc_host_snapshot", r);
-			mc_snapshot_free(&snap);
 			t[k] = cpu_us() - t[k];
+			if (k == 0)
+				mc_snapshot_free(&snap);
 		}
+		/* the store's sample of the second, as memctl run --record takes it */
 		t[2] = cpu_us();
-		if ((r = mc_hist_capture(h, parent, unix_now(), &s, NULL, NULL)) < 0)
-			bench_die("mc_hist_capture", r);
+		if ((r = mc_hist_capture_snapshot(h, &snap, unix_now(), &s)) < 0)
+			bench_die("mc_hist_capture_snapshot", r);
 		t[2] = cpu_us() - t[2];
+		mc_snapshot_free(&snap);
 		t[3] = cpu_us();
 		if ((r = mc_store_append(w, &s)) < 0)
 			bench_die("mc_store_append", r);
 		t[3] = cpu_us() - t[3];
-		printf("%d\t%.1f\t%.1f\t%.1f\t%.1f\t%llu\t%zu\n", i, t[0], t[1], t[2], t[3],
-		       (unsigned long long)mc_store_writer_bytes(w), s.n_groups);
+		/* last: its opens would refresh the kernel's v1 process lists for the capture */
+		t[4] = tasks_by_path(h, &s);
+		printf("%d\t%.1f\t%.1f\t%.1f\t%.1f\t%llu\t%zu\t%.1f\n", i, t[0], t[1], t[2], t[3],
+		       (unsigned long long)mc_store_writer_bytes(w), s.n_groups, t[4]);
 	}
 	mc_hist_sample_release(&s);
 	mc_store_writer_close(w);
@@ -265,7 +299,7 @@ static void read_payloads(const char *dir, struct payloads *pl, size_t *ret_grou
 	struct st_io io = { 0 };
 	size_t n = 0, groups = 0;
 	char *why = NULL;
-	int fd = st_open_dir(dir, false, &why), r;
+	int fd = mc_state_open_dir(dir, false, &why), r;
 
 	if (fd < 0 || (r = st_list_shards(fd, dir, &sh, &n, &why)) < 0)
 		bench_die(why ? why : "st_list_shards", fd < 0 ? fd : EIO);
@@ -422,8 +456,8 @@ static int mode_corpus(const char *dir, const char *out, int n)
 
 int main(int argc, char **argv)
 {
-	if (argc == 5 && strcmp(argv[1], "cost") == 0)
-		return mode_cost(argv[2], argv[3], atoi(argv[4]));
+	if ((argc == 5 || argc == 6) && strcmp(argv[1], "cost") == 0)
+		return mode_cost(argv[2], argv[3], atoi(argv[4]), argc == 6 ? atol(argv[5]) : 0);
 	if ((argc == 6 || argc == 7) && strcmp(argv[1], "gen") == 0)
 		return mode_gen(argv[2], atof(argv[3]), atof(argv[4]), (size_t)atol(argv[5]),
 				argc == 7 ? (unsigned)atoi(argv[6]) : 0);
@@ -435,7 +469,7 @@ int main(int argc, char **argv)
 		return mode_schemes(argv[2]);
 	if (argc == 5 && strcmp(argv[1], "corpus") == 0)
 		return mode_corpus(argv[2], argv[3], atoi(argv[4]));
-	fprintf(stderr, "usage: bench-record cost PARENT DIR N | gen DIR DAYS STEP GROUPS | "
+	fprintf(stderr, "usage: bench-record cost PARENT DIR N [GAP_MS] | gen DIR DAYS STEP GROUPS | "
 			"open DIR N | step DIR N | schemes DIR | corpus DIR OUT N\n");
 	return 2;
 }

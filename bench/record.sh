@@ -7,15 +7,26 @@
 #     same records beside the store's (per-record zstd at other levels,
 #     chunks of 32 records, a trained dictionary);
 #   - recording cost: per round, the snapshot (mc_host_snapshot), the same
-#     again (the A/A control), then the store's sample (capture: a snapshot,
-#     task counts, /proc files) and its append; the append's CPU over the
-#     snapshot's, round by round (target <= 0.10), and what the capture adds;
+#     again (the A/A control), then the store's sample of it as memctl run
+#     --record takes it (the extras: task counts, /proc files) and its
+#     append; round by round over the snapshot's CPU: the append, the
+#     extras, and both together, the whole recording cost (target <= 0.10);
+#     beside them the task counts as they were read before (an open of each
+#     group's cgroup.procs by path).
+#     Rounds are --gap apart (default 2.1 s; a recorder samples every 5 s by
+#     default, and cgroup v1's task counts are read through a kept
+#     descriptor only 2 s after the last read, see host/subtree.c);
 #   - opening a time: mc_store_open + seek to a pseudo-random time + close
 #     in a generated store of 7 days at 5 s (120 960 samples), twice per
 #     round (open and open-aa, the A/A control);
 #   - stepping: mc_store_next and mc_store_prev in the recorded store.
 #
-#   bench/record.sh [--quick] [--groups 1000] [--rounds 96] [--gen-groups 100]
+#   bench/record.sh [--quick] [--groups 1000] [--rounds 96] [--gap 2.1] [--gen-groups 100]
+#                   [--gen-days 7]
+#
+# --gen-groups and --gen-days size the generated store that "open a time"
+# is measured in (at 1000 groups, 7 days take about 15 minutes to generate
+# and 430 MB).
 #
 # Medians with the first and third quartile over the rounds (bench/stats.sh);
 # p: two-sided Mann-Whitney test against the snapshot's (or open's) own
@@ -26,10 +37,17 @@ prereq_memcg
 B=$BUILD/bench/bench-record
 need_bin "$B"
 
-NGROUPS=1000 ROUNDS=96 GEN_GROUPS=100 GEN_DAYS=7 GEN_STEP=5 OPEN_ROUNDS=21 STEP_ROUNDS=200
-[ "$B_QUICK" = 1 ] && NGROUPS=20 ROUNDS=16 GEN_GROUPS=5 GEN_DAYS=0.05 OPEN_ROUNDS=3 STEP_ROUNDS=10
-parse_opts "[--groups 1000] [--rounds 96] [--gen-groups 100]" groups rounds gen-groups
+NGROUPS=1000 ROUNDS=96 GAP=2.1 GEN_GROUPS=100 GEN_DAYS=7 GEN_STEP=5 OPEN_ROUNDS=21 STEP_ROUNDS=200
+[ "$B_QUICK" = 1 ] && NGROUPS=20 ROUNDS=16 GAP=0 GEN_GROUPS=5 GEN_DAYS=0.05 OPEN_ROUNDS=3 STEP_ROUNDS=10
+parse_opts "[--groups 1000] [--rounds 96] [--gap 2.1] [--gen-groups 100] [--gen-days 7]" \
+	groups rounds gap gen-groups gen-days
 NGROUPS=${OPT_GROUPS:-$NGROUPS} ROUNDS=${OPT_ROUNDS:-$ROUNDS} GEN_GROUPS=${OPT_GEN_GROUPS:-$GEN_GROUPS}
+GEN_DAYS=${OPT_GEN_DAYS:-$GEN_DAYS}
+awk -v d="$GEN_DAYS" -v g="$GEN_GROUPS" 'BEGIN { exit !(d ~ /^[0-9]+(\.[0-9]+)?$/ && d > 0 && g ~ /^[1-9][0-9]*$/) }' ||
+	die "--gen-days takes days (7, 0.5) and --gen-groups a count of groups"
+GAP=${OPT_GAP:-$GAP}
+GAP_MS=$(awk -v g="$GAP" 'BEGIN { if (g !~ /^[0-9]+(\.[0-9]+)?$/) exit 1; printf "%d", g * 1000 }') ||
+	die "--gap takes seconds (2.1)"
 WARM=8   # the first keyframe span: the steady state begins after it
 [ "$ROUNDS" -gt $((WARM + 4)) ] || die "--rounds must be more than $((WARM + 4))"
 
@@ -38,7 +56,7 @@ T_TMP=$(mktemp -d /var/tmp/memctl-bench-record.XXXXXX)
 trap 'cleanup; rm -rf "$T_TMP"' EXIT
 P=$T_PREFIX-$NGROUPS
 mkgroups "$T_DIR/$P" "$NGROUPS"
-"$B" cost "$T_SELF/$P" "$T_TMP/real" "$ROUNDS" > "$BENCH_RESULTS/cost.raw" || die "bench-record cost failed"
+"$B" cost "$T_SELF/$P" "$T_TMP/real" "$ROUNDS" "$GAP_MS" > "$BENCH_RESULTS/cost.raw" || die "bench-record cost failed"
 rmgroups "$T_DIR/$P"
 
 tsv_header what value q1 q3 n target p note
@@ -74,8 +92,16 @@ read -r _ p < <(stats_mwu "$T_TMP/append10" "$T_TMP/snap")
 row "snapshot CPU us" - "$groups groups" < "$T_TMP/snap"
 row "append CPU us" - "encode, compress, write" < "$T_TMP/append"
 per 5 2 | row "append / snapshot CPU" "<= 0.10" "the recording cost on top of the snapshot; p: 10 x append against the snapshot" "$(printf %.3g "$p")"
-awk -F'\t' -v w="$WARM" 'NR > 1 && $1 >= w && $2 > 0 { print ($4 - $3) / $2 }' "$BENCH_RESULTS/cost.raw" |
-	row "capture extras / snapshot CPU" - "task counts (cgroup.procs), meminfo, vmstat, PSI"
+col 4 > "$T_TMP/extras"
+col 8 > "$T_TMP/bypath"
+read -r _ p < <(stats_mwu "$T_TMP/extras" "$T_TMP/bypath")
+per 4 2 | row "sample extras / snapshot CPU" - \
+	"task counts (cgroup.procs through the reader), meminfo, vmstat, PSI; p: against the task counts by path" \
+	"$(printf %.3g "$p")"
+per 8 2 | row "task counts by path (the way before) / snapshot CPU" - "an open of each cgroup.procs"
+awk -F'\t' -v w="$WARM" 'NR > 1 && $1 >= w && $2 > 0 { print ($4 + $5) / $2 }' "$BENCH_RESULTS/cost.raw" |
+	row "recording cost / snapshot CPU, everything counted" "<= 0.10" \
+		"task counts, /proc files and append over the snapshot; rounds ${GAP}s apart"
 
 "$B" gen "$T_TMP/week" "$GEN_DAYS" "$GEN_STEP" "$GEN_GROUPS" > "$BENCH_RESULTS/week.txt" ||
 	die "bench-record gen failed"

@@ -5,12 +5,16 @@
 # measured in the same rounds: how much top costs against what reading the
 # tree once costs anyway.
 #
-#   bench/top.sh [--quick] [--groups N] [--rounds R] [--seconds S]
+#   bench/top.sh [--quick] [--groups N] [--rounds R] [--seconds S] [--old BIN]
+#
+# --old BIN adds a third screen, another memctl binary (the build before a
+# change) on the same groups, measured in the same interleaved rounds, and
+# a rank test of A against it.
 #
 # Two identical screens run side by side (A and A'): their difference is
 # the A/A control, which a rank test must not call significant. Each round
 # measures one screen over S seconds, then the other over the next S (the
-# order alternating round by round), then one set of bare snapshots, so
+# order rotating round by round), then one set of bare snapshots, so
 # that host noise falls on every arm alike, the A/A pair included: each
 # arm's windows are spread over the whole run, not laid over the same
 # seconds as the other's (interleaved rounds). CPU is the
@@ -29,8 +33,11 @@ need_bin "$SNAP"
 
 N=1000 ROUNDS=10 SECS=6
 [ "$B_QUICK" = 1 ] && N=20 ROUNDS=2 SECS=2
-parse_opts "[--groups N] [--rounds R] [--seconds S]" groups rounds seconds
-N=${OPT_GROUPS:-$N} ROUNDS=${OPT_ROUNDS:-$ROUNDS} SECS=${OPT_SECONDS:-$SECS}
+parse_opts "[--groups N] [--rounds R] [--seconds S] [--old BIN]" groups rounds seconds old
+N=${OPT_GROUPS:-$N} ROUNDS=${OPT_ROUNDS:-$ROUNDS} SECS=${OPT_SECONDS:-$SECS} OLD=${OPT_OLD:-}
+[ -z "$OLD" ] || [ -x "$OLD" ] || die "--old $OLD: not an executable"
+ARMS="a b"
+[ -z "$OLD" ] || ARMS="a b o"
 T_TMP=$(mktemp -d)
 . "$B_ROOT/tests/integration/lib-tmux.sh"
 
@@ -39,24 +46,27 @@ mkgroups "$T_DIR/$P" "$N"
 run_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 
-# the screens: one tmux session each, so both are real terminals
-for arm in a b; do
+# the screens: one tmux session each, so all are real terminals
+declare -A PID
+for arm in $ARMS; do
+	bin=$MEMCTL
+	[ $arm = o ] && bin=$OLD
 	tmux_start "top-$arm" 120 40 "sh -c 'echo \$\$ > $T_TMP/pid.$arm; exec env \
-MEMCTL_STATE_DIR=$T_STATE TERM=xterm-256color $MEMCTL top -d 1 -p self/$P'"
+MEMCTL_STATE_DIR=$T_STATE TERM=xterm-256color $bin top -d 1 -p self/$P'"
 	wait_screen " g[0-9]{5} " match || die "top shows no group; screen: $(screen)"
+	PID[$arm]=$(cat "$T_TMP/pid.$arm")
 done
-PID_A=$(cat "$T_TMP/pid.a") PID_B=$(cat "$T_TMP/pid.b")
 sleep 3   # warm-up: the first refreshes open every file
 
 host_line
 echo "top: $N groups, refresh 1 s, $ROUNDS interleaved rounds of one $SECS s window per screen" \
-	"(the order alternating; after a 3 s warm-up); load $(cut -d' ' -f1-3 /proc/loadavg)"
-: > "$T_TMP/cpu.a"; : > "$T_TMP/cpu.b"; : > "$T_TMP/ms.a"; : > "$T_TMP/ms.b"
-: > "$T_TMP/rss.a"; : > "$T_TMP/rss.b"; : > "$T_TMP/snap"
+	"(the order rotating; after a 3 s warm-up)${OLD:+, old binary $OLD};" \
+	"load $(cut -d' ' -f1-3 /proc/loadavg)"
+for arm in $ARMS; do : > "$T_TMP/cpu.$arm"; : > "$T_TMP/ms.$arm"; : > "$T_TMP/rss.$arm"; done
+: > "$T_TMP/snap"
 # window ARM: the CPU of that screen over the next SECS seconds, and its RSS after them
 window() {
-	local arm=$1 pid t0 t1 n0 n1
-	if [ "$arm" = a ]; then pid=$PID_A; else pid=$PID_B; fi
+	local arm=$1 pid=${PID[$1]} t0 t1 n0 n1
 	t0=$(wall) n0=$(run_ns "$pid")
 	sleep "$SECS"
 	t1=$(wall) n1=$(run_ns "$pid")
@@ -67,26 +77,30 @@ window() {
 		>> "$T_TMP/ms.$arm"
 	status_kb "$pid" VmRSS >> "$T_TMP/rss.$arm"
 }
+# round r starts with arm r (mod the number of arms) and takes the others in turn
+read -ra arms <<< "$ARMS"
 for r in $(seq 1 "$ROUNDS"); do
-	if [ $((r % 2)) = 1 ]; then window a; window b; else window b; window a; fi
+	for k in $(seq 0 $((${#arms[@]} - 1))); do window "${arms[$(((r - 1 + k) % ${#arms[@]}))]}"; done
 	# the bare snapshot of this round: CPU microseconds per snapshot, median of 5
 	"$SNAP" --rounds 5 --ways memctl "$T_SELF/$P" | awk -F'\t' '{ print $6 }' >> "$T_TMP/snap"
 done
 screen | grep -qE " g[0-9]{5} " || die "top's screen lost the groups: $(screen)"
-hwm_a=$(status_kb "$PID_A" VmHWM) hwm_b=$(status_kb "$PID_B" VmHWM)
-for arm in a b; do tm send-keys -t "top-$arm" q; done
+declare -A HWM
+for arm in $ARMS; do HWM[$arm]=$(status_kb "${PID[$arm]}" VmHWM); done
+for arm in $ARMS; do tm send-keys -t "top-$arm" q; done
 
 read -r snap_us snap_q1 snap_q3 _ <<< "$(stats_summary < "$T_TMP/snap")"
 [ "$snap_us" != - ] || die "bench-snapshot measured nothing"
 tsv_header arm groups rounds cpu_pct cpu_pct_q1 cpu_pct_q3 cpu_ms_per_refresh x_snapshot \
 	vmrss_kb vmhwm_kb
-for arm in a b; do
+declare -A NAME=([a]="top A (ncurses)" [b]="top A' (ncurses)" [o]="old binary (ncurses)")
+for arm in $ARMS; do
 	read -r c q1 q3 _ <<< "$(stats_summary < "$T_TMP/cpu.$arm")"
 	read -r ms _ <<< "$(stats_summary < "$T_TMP/ms.$arm")"
 	read -r rss _ <<< "$(stats_summary < "$T_TMP/rss.$arm")"
-	if [ $arm = a ]; then name="top A (ncurses)" hwm=$hwm_a; else name="top A' (ncurses)" hwm=$hwm_b; fi
-	tsv_row "$name" $((N + 1)) "$ROUNDS" "$c" "$q1" "$q3" "$(printf %.3f "$ms")" \
-		"$(ratio "$ms" "$(awk -v u="$snap_us" 'BEGIN { print u / 1000 }')")" "$(printf %.0f "$rss")" "$hwm"
+	tsv_row "${NAME[$arm]}" $((N + 1)) "$ROUNDS" "$c" "$q1" "$q3" "$(printf %.3f "$ms")" \
+		"$(ratio "$ms" "$(awk -v u="$snap_us" 'BEGIN { print u / 1000 }')")" "$(printf %.0f "$rss")" \
+		"${HWM[$arm]}"
 done
 tsv_row "bare snapshot" $((N + 1)) "$ROUNDS" - - - \
 	"$(awk -v u="$snap_us" 'BEGIN { printf "%.3f", u / 1000 }')" 1.00 - -
@@ -94,6 +108,12 @@ table
 read -r u p <<< "$(stats_mwu "$T_TMP/cpu.a" "$T_TMP/cpu.b")"
 echo "A/A control: Mann-Whitney U $u, p $p (two identical screens measured in alternating" \
 	"windows; p should not be small); load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "$OLD" ]; then
+	read -r u p <<< "$(stats_mwu "$T_TMP/cpu.a" "$T_TMP/cpu.o")"
+	read -r ca _ <<< "$(stats_summary < "$T_TMP/cpu.a")"
+	read -r co _ <<< "$(stats_summary < "$T_TMP/cpu.o")"
+	echo "A against the old binary: CPU $(ratio "$ca" "$co") x (medians), Mann-Whitney U $u, p $p"
+fi
 echo "cpu_pct: median of the rounds with quartiles (q1, q3); x_snapshot: CPU per refresh over one" \
 	"bare mc_host_snapshot of the same tree, measured in the same rounds (median $snap_us us," \
 	"quartiles $snap_q1-$snap_q3)"

@@ -10,38 +10,20 @@
 #include "capture.h"
 #include "proc-read.h"
 
-/* The absolute path of group path below parent, or NULL. */
-static char *abs_path(const char *parent, const char *path)
-{
-	char *s;
-
-	if (!*path)
-		return strdup(parent);
-	return asprintf(&s, "%s/%s", strcmp(parent, "/") == 0 ? "" : parent, path) < 0 ? NULL : s;
-}
-
 static int take_groups(struct mc_host *h, struct mc_snapshot *snap, struct mc_hist_sample *s)
 {
 	if (mc_array_reserve(&s->groups, &s->cap_groups, snap->n, sizeof(*s->groups)) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < snap->n; i++) {
 		struct mc_hist_group *hg = &s->groups[s->n_groups];
-		char *abs;
-		size_t n;
 
 		if (!snap->groups[i].present)
 			continue;
 		memset(hg, 0, sizeof(*hg));
+		hg->tasks_valid = mc_host_snapshot_tasks(h, snap, i, &hg->tasks) == 0;
 		hg->g = snap->groups[i];
 		memset(&snap->groups[i], 0, sizeof(snap->groups[i]));
 		s->n_groups++;
-		if (!(abs = abs_path(s->parent, hg->g.path)))
-			return -ENOMEM;
-		if (mc_host_group_nprocs(h, abs, &n) == 0) {
-			hg->tasks = n;
-			hg->tasks_valid = true;
-		}
-		free(abs);
 	}
 	return 0;
 }
@@ -56,6 +38,8 @@ int mc_hist_capture_snapshot(struct mc_host *h, struct mc_snapshot *snap, double
 	ret->cgroup_version = mc_host_status(h)->memory_version == MC_CGV2 ? 2 : 1;
 	if (!(ret->parent = strdup(snap->parent)))
 		return -ENOMEM;
+	ret->parent_limit = snap->parent_limit;
+	ret->parent_limit_valid = true;
 	r = take_groups(h, snap, ret);
 	if (r == 0 && (r = mc_host_meminfo(NULL, &ret->host.meminfo)) == -ENOENT)
 		r = 0;

@@ -456,7 +456,8 @@ static int enc_frame(struct st_enc *e, const struct mc_hist_sample *s)
 	e->cur.version = (uint32_t)s->cgroup_version;
 	if ((r = frame_entry(&e->cur, 0)) < 0 || (r = enc_kvs(e, STC_MEMINFO, -1, &s->host.meminfo)) < 0 ||
 	    (r = enc_kvs(e, STC_VMSTAT, -1, &s->host.vmstat)) < 0 ||
-	    (r = enc_psi(e, STC_HPSI, &s->host.psi)) < 0)
+	    (r = enc_psi(e, STC_HPSI, &s->host.psi)) < 0 ||
+	    (s->parent_limit_valid && (r = enc_kv(e, STC_LIMIT, -1, "", s->parent_limit)) < 0))
 		return r;
 	for (size_t i = 0; i < s->n_groups; i++)
 		if ((r = enc_group(e, &s->groups[i])) < 0)
@@ -498,21 +499,21 @@ static void enc_vector(struct st_enc *e, struct st_out *o, size_t i)
 static void enc_run(struct st_out *o, const struct mc_runstate *s)
 {
 	out_varint(o, (uint64_t)s->pid);
-	out_varint(o, (uint64_t)(s->started * 1e6));
+	out_varint(o, st_u64_of(s->started, 1e6));
 	out_str(o, s->profile);
 	out_str(o, s->parent);
 	out_varint(o, s->period_ms);
 	out_varint(o, s->dry_run);
 	out_varint(o, s->interval);
-	out_varint(o, (uint64_t)(s->time * 1e6));
-	out_varint(o, (uint64_t)(s->duration * 1e6));
+	out_varint(o, st_u64_of(s->time, 1e6));
+	out_varint(o, st_u64_of(s->duration, 1e6));
 	out_varint(o, zigzag(s->exit_code));
 	out_varint(o, s->reclaimed_bytes);
 	out_varint(o, s->reclaim_requests);
 	out_varint(o, s->reclaim_failures);
 	out_varint(o, s->intervals_failed);
 	out_varint(o, s->hist_count);
-	out_varint(o, (uint64_t)(s->hist_sum * 1e6));
+	out_varint(o, st_u64_of(s->hist_sum, 1e6));
 	out_varint(o, MC_RUN_HIST_N);
 	for (int i = 0; i < MC_RUN_HIST_N; i++)
 		out_varint(o, s->hist[i]);
@@ -1109,9 +1110,10 @@ static int group_value(struct mc_hist_group *hg, const struct st_name *nm, uint6
 	}
 }
 
-static int host_values(struct st_dec *d, struct mc_hist_host *h)
+static int host_values(struct st_dec *d, struct mc_hist_sample *s)
 {
 	const struct st_frame *f = &d->cur;
+	struct mc_hist_host *h = &s->host;
 	int r = 0;
 
 	for (size_t j = f->off[0]; r == 0 && j < f->off[0] + f->cnt[0]; j++) {
@@ -1123,6 +1125,10 @@ static int host_values(struct st_dec *d, struct mc_hist_host *h)
 			r = mc_kvs_add_borrowed(&h->vmstat, nm->key, f->vals[j]);
 		else if (nm->cls == STC_HPSI)
 			psi_set(&h->psi, nm->aux, f->vals[j]);
+		else if (nm->cls == STC_LIMIT) {
+			s->parent_limit = f->vals[j];
+			s->parent_limit_valid = true;
+		}
 	}
 	return r;
 }
@@ -1138,7 +1144,7 @@ int st_dec_sample(struct st_dec *d, uint64_t time_ns, struct mc_hist_sample *ret
 	ret->parent = strdup(d->names[f->parent].key);
 	if (!ret->parent || mc_array_reserve(&ret->groups, &ret->cap_groups, f->n, sizeof(*ret->groups)) < 0)
 		return -ENOMEM;
-	if ((r = host_values(d, &ret->host)) < 0)
+	if ((r = host_values(d, ret)) < 0)
 		return r;
 	for (size_t i = 1; i < f->n; i++) {
 		struct mc_hist_group *hg = &ret->groups[ret->n_groups];

@@ -8,11 +8,13 @@
  * keyframe_every records).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "state.h"
 #include "store-internal.h"
 
 struct mc_store_reader {
@@ -142,10 +144,13 @@ static int find_shard(struct mc_store_reader *r, long s, int dir, size_t *ret)
 
 int mc_store_seek(struct mc_store_reader *r, double t, struct mc_hist_sample *ret)
 {
-	uint64_t t_ns = t <= 0 ? 0 : (uint64_t)(t * 1e9);
+	uint64_t t_ns = st_u64_of(t, 1e9);
 	size_t lo = 0, hi = r->n, s, i;
 	const struct st_shard *sh;
 	int e;
+
+	if (isnan(t))
+		return -EINVAL;
 
 	while (lo < hi) {   /* the last shard named at or before t */
 		size_t mid = (lo + hi) / 2;
@@ -325,7 +330,7 @@ int mc_store_open(const char *dir, struct mc_store_reader **ret, char **ret_why)
 		e = -ENOMEM;
 		goto fail;
 	}
-	if ((e = st_open_dir(dir, false, ret_why)) < 0)
+	if ((e = mc_state_open_dir(dir, false, ret_why)) < 0)
 		goto fail;
 	r->dirfd = e;
 	if ((e = st_list_shards(r->dirfd, dir, &r->sh, &r->n, ret_why)) < 0)

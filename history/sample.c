@@ -67,3 +67,12 @@ int st_run_copy(struct mc_runstate *dst, const struct mc_runstate *src)
 		r = mc_runstate_add_error(dst, src->errors[i]);
 	return r;
 }
+
+uint64_t st_u64_of(double v, double scale)
+{
+	double x = v * scale;
+
+	if (!(x > 0))
+		return 0;
+	return x >= 0x1p64 ? UINT64_MAX : (uint64_t)x;
+}

@@ -23,54 +23,6 @@
 #include "state.h"
 #include "store-internal.h"
 
-int st_check_stat(const struct stat *st, const char *dir, const char *name, char **why)
-{
-	char *w = NULL;
-	int r = mc_state_trust_stat(st, dir, name, &w);
-
-	if (why) {
-		free(*why);
-		*why = w;
-	} else {
-		free(w);
-	}
-	return r;
-}
-
-int st_open_dir(const char *dir, bool create, char **why)
-{
-	struct stat st;
-	int fd, r;
-
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && create) {
-		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
-	if (fd < 0) {
-		r = -errno;
-		if ((r == -ELOOP || r == -ENOTDIR) && why && lstat(dir, &st) == 0) {
-			free(*why);
-			if (asprintf(why, "'%s' is %s", dir, S_ISLNK(st.st_mode) ? "a symbolic link" :
-				     "not a directory") < 0)
-				*why = NULL;
-			return -EPERM;
-		}
-		return r;
-	}
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	if ((r = st_check_stat(&st, dir, NULL, why)) < 0) {
-		close(fd);
-		return r;
-	}
-	return fd;
-}
-
 void st_shard_name(uint64_t time_ns, char buf[static ST_NAME_LEN + 1])
 {
 	time_t t = (time_t)(time_ns / 1000000000u);
@@ -167,7 +119,7 @@ int st_list_shards(int dirfd, const char *dir, struct st_shard **ret, size_t *re
 				r = -errno;
 			continue;
 		}
-		if ((r = st_check_stat(&st, dir, de->d_name, why)) < 0 ||
+		if ((r = mc_state_trust_stat(&st, dir, de->d_name, why)) < 0 ||
 		    !shard_file(de->d_name, ST_DATA_EXT, &t))
 			continue;
 		if ((r = mc_array_reserve(&v, &cap, n + 1, sizeof(*v))) < 0)
@@ -273,28 +225,6 @@ static ssize_t pread_all(int fd, void *buf, size_t n, uint64_t off)
 	return (ssize_t)got;
 }
 
-/* Opens dir/name (no symlink), checks it; fd or -errno (-EPERM with why). */
-static int open_file(int dirfd, const char *dir, const char *name, bool rw, struct stat *st,
-		     char **why)
-{
-	int fd = openat(dirfd, name, (rw ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	int r;
-
-	if (fd < 0)
-		return errno == ELOOP ? st_check_stat(&(struct stat){ .st_mode = S_IFLNK }, dir, name, why)
-				      : -errno;
-	if (fstat(fd, st) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	if ((r = st_check_stat(st, dir, name, why)) < 0) {
-		close(fd);
-		return r;
-	}
-	return fd;
-}
-
 static int add_rec(struct st_shard *sh, const struct st_rec *r)
 {
 	if (mc_array_reserve(&sh->rec, &sh->cap, sh->n + 1, sizeof(*sh->rec)) < 0)
@@ -316,7 +246,7 @@ static int load_index(int dirfd, const char *dir, struct st_shard *sh, char **wh
 	int fd, r = 0;
 
 	snprintf(name, sizeof(name), "%s%s", sh->name, ST_INDEX_EXT);
-	fd = open_file(dirfd, dir, name, false, &st, why);
+	fd = mc_state_open_file(dirfd, dir, name, O_RDONLY, &st, why);
 	if (fd == -ENOENT)
 		return 0;   /* the data file is scanned */
 	if (fd < 0)
@@ -399,7 +329,7 @@ int st_shard_load(int dirfd, const char *dir, struct st_shard *sh, bool rw, char
 
 	st_shard_unload(sh);
 	snprintf(name, sizeof(name), "%s%s", sh->name, ST_DATA_EXT);
-	if ((sh->fd = open_file(dirfd, dir, name, rw, &st, why)) < 0) {
+	if ((sh->fd = mc_state_open_file(dirfd, dir, name, rw ? O_RDWR : O_RDONLY, &st, why)) < 0) {
 		r = sh->fd;
 		sh->fd = -1;
 		return r;

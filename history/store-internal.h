@@ -25,6 +25,14 @@
 #define ST_REC_KEYFRAME 1u
 #define ST_REC_ZSTD (1u << 8)
 /* Bounds a hostile store cannot push the reader past. */
+/*
+ * v * scale as an unsigned 64-bit count, saturated (times in ns or µs,
+ * durations): 0 for what is not above 0 (NaN included), UINT64_MAX past
+ * 2^64 (a time in ns after the year 2554, infinity). A plain conversion
+ * of a double out of range is undefined behaviour.
+ */
+uint64_t st_u64_of(double v, double scale);
+
 #define ST_MAX_STORED (64u << 20)
 #define ST_MAX_RAW (256u << 20)
 #define ST_MAX_STRING 8192u
@@ -73,6 +81,7 @@ enum st_class {
 	STC_MEMINFO,
 	STC_VMSTAT,
 	STC_HPSI,          /* host PSI, as STC_PSI */
+	STC_LIMIT,         /* the parent's effective limit (no suffix) */
 	STC__COUNT,
 };
 
@@ -180,13 +189,6 @@ struct st_shard {
 	int fd;               /* data file, -1 until loaded */
 };
 
-/*
- * Checks what st describes as store file name in dir (NULL: dir itself):
- * -EPERM with *why (allocated) when untrusted.
- */
-int st_check_stat(const struct stat *st, const char *dir, const char *name, char **why);
-/* Opens dir (O_NOFOLLOW) and checks it; create: mkdir 0700 first. fd or -errno. */
-int st_open_dir(const char *dir, bool create, char **why);
 /*
  * The shards in dirfd, sorted by name. Files whose names are not shard
  * names are ignored; a shard file that is not trusted is -EPERM (why).

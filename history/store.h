@@ -70,6 +70,13 @@ struct mc_hist_sample {
 	size_t n_groups;
 	size_t cap_groups;
 	struct mc_hist_host host;
+	/*
+	 * The parent's effective limit: the smallest max of it and its
+	 * ancestors, capped at RAM (mc_host_effective_limit); stores written
+	 * before it was recorded lack it
+	 */
+	bool parent_limit_valid;
+	uint64_t parent_limit;
 	bool have_run;            /* written by memctl run --record: run holds the interval */
 	struct mc_runstate run;
 };
@@ -143,8 +150,10 @@ int mc_store_range(struct mc_store_reader *r, double *ret_first, double *ret_las
  * Reads the sample recorded at time t, or the last one before it (the
  * first sample when t is earlier than all), into *ret (what it held is
  * released; the caller releases it at the end, mc_hist_sample_release).
- * It becomes the reader's position. -ENODATA (empty store), -EBADMSG (a
- * corrupt record: mc_store_problem says where and what), -errno.
+ * It becomes the reader's position. A t past any time a store can hold
+ * (2^64 ns, infinity) reads its last sample; NaN is -EINVAL. -ENODATA
+ * (empty store), -EBADMSG (a corrupt record: mc_store_problem says where
+ * and what), -errno.
  */
 int mc_store_seek(struct mc_store_reader *r, double t, struct mc_hist_sample *ret);
 

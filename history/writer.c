@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "state.h"
 #include "store-internal.h"
 
 struct shard_info {
@@ -194,7 +195,7 @@ static int frame_record(struct mc_store_writer *w, uint64_t t_ns, bool key, size
 
 int mc_store_append(struct mc_store_writer *w, const struct mc_hist_sample *s)
 {
-	uint64_t t_ns = s->time > 0 ? (uint64_t)(s->time * 1e9) : 0;
+	uint64_t t_ns = st_u64_of(s->time, 1e9);
 	unsigned char e[ST_IDX_ENTRY];
 	struct st_rec rec;
 	size_t len;
@@ -238,17 +239,11 @@ uint64_t mc_store_writer_bytes(const struct mc_store_writer *w)
 
 static int lock_dir(struct mc_store_writer *w, char **why)
 {
-	struct stat st;
-	int r;
+	int fd = mc_state_open_file(w->dirfd, w->dir, ST_LOCK, O_RDWR | O_CREAT, NULL, why);
 
-	w->lockfd = openat(w->dirfd, ST_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (w->lockfd < 0)
-		return errno == ELOOP ? st_check_stat(&(struct stat){ .st_mode = S_IFLNK }, w->dir,
-						      ST_LOCK, why) : -errno;
-	if (fstat(w->lockfd, &st) < 0)
-		return -errno;
-	if ((r = st_check_stat(&st, w->dir, ST_LOCK, why)) < 0)
-		return r;
+	if (fd < 0)
+		return fd;
+	w->lockfd = fd;
 	if (flock(w->lockfd, LOCK_EX | LOCK_NB) == 0)
 		return 0;
 	if (errno != EWOULDBLOCK)
@@ -377,7 +372,7 @@ int mc_store_writer_open(const char *dir, const struct mc_store_opts *o,
 		r = -ENOMEM;
 		goto fail;
 	}
-	if ((r = st_open_dir(dir, true, ret_why)) < 0)
+	if ((r = mc_state_open_dir(dir, true, ret_why)) < 0)
 		goto fail;
 	w->dirfd = r;
 	if ((r = lock_dir(w, ret_why)) < 0 || (r = load_shards(w, ret_why)) < 0)

@@ -35,6 +35,7 @@ enum host_file {
 	HOST_FILE_OOM,
 	HOST_FILE_PRESSURE,
 	HOST_FILE_SUBTREE,          /* v2 cgroup.subtree_control */
+	HOST_FILE_PROCS,            /* cgroup.procs: no part; mc_subtree_tasks */
 	HOST_FILE__COUNT
 };
 

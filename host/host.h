@@ -105,6 +105,16 @@ int mc_host_resolve_parent(struct mc_host *h, const char *spec, char **ret);
 int mc_host_snapshot(struct mc_host *h, const char *parent, struct mc_snapshot *ret);
 
 /*
+ * The number of processes in group i of snap itself (cgroup.procs lines),
+ * read now through the descriptors of the reader that took snap (one pread
+ * where it can: mc_subtree_tasks), or by path when the host no longer
+ * keeps that reader as it was. -ENODEV / -ENOENT: the group is gone;
+ * -errno.
+ */
+int mc_host_snapshot_tasks(struct mc_host *h, const struct mc_snapshot *snap, size_t i,
+			   uint64_t *ret);
+
+/*
  * The effective limit of group: the smallest max of the group itself and
  * each of its ancestors, capped at RAM (the kernel stops a group at the
  * first limit it meets on the way up, its own included). A group or

@@ -61,6 +61,7 @@ static const struct {
 	[HOST_FILE_OOM] = { "memory.oom_control", NULL },
 	[HOST_FILE_PRESSURE] = { "memory.pressure", "memory.pressure" },
 	[HOST_FILE_SUBTREE] = { NULL, "cgroup.subtree_control" },
+	[HOST_FILE_PROCS] = { "cgroup.procs", "cgroup.procs" },
 };
 
 const char *host_slot_file(const struct mc_host *h, int f)

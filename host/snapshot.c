@@ -23,24 +23,34 @@
 
 #include "buf.h"
 #include "host-internal.h"
+#include "proc-read.h"
 #include "subtree.h"
+
+/* The reader of parent the host keeps (its slot), or HOST_TREES. */
+static size_t tree_slot(const struct mc_host *h, const char *parent)
+{
+	size_t i = 0;
+
+	while (i < HOST_TREES && !(h->trees[i] && strcmp(mc_subtree_parent(h->trees[i]), parent) == 0))
+		i++;
+	return i;
+}
 
 /* Readers kept per parent between snapshots; the least recently used goes. */
 static int host_tree(struct mc_host *h, const char *parent, struct mc_subtree **ret)
 {
-	size_t lru = 0;
+	size_t lru = 0, i = tree_slot(h, parent);
 	int r;
 
 	h->tree_clock++;
-	for (size_t i = 0; i < HOST_TREES; i++) {
-		if (h->trees[i] && strcmp(mc_subtree_parent(h->trees[i]), parent) == 0) {
-			h->tree_used[i] = h->tree_clock;
-			*ret = h->trees[i];
-			return 0;
-		}
+	if (i < HOST_TREES) {
+		h->tree_used[i] = h->tree_clock;
+		*ret = h->trees[i];
+		return 0;
+	}
+	for (i = 0; i < HOST_TREES; i++)
 		if (h->tree_used[i] < h->tree_used[lru])
 			lru = i;
-	}
 	mc_subtree_free(h->trees[lru]);
 	h->trees[lru] = NULL;
 	r = mc_subtree_new(h, parent, &h->trees[lru]);
@@ -162,5 +172,26 @@ int mc_host_snapshot(struct mc_host *h, const char *parent, struct mc_snapshot *
 	return 0;
 fail:
 	mc_snapshot_free(&s);
+	return r;
+}
+
+int mc_host_snapshot_tasks(struct mc_host *h, const struct mc_snapshot *snap, size_t i,
+			   uint64_t *ret)
+{
+	size_t k = tree_slot(h, snap->parent), n;
+	struct mc_subtree *t = k < HOST_TREES ? h->trees[k] : NULL;
+	char *abs;
+	int r;
+
+	if (t && i < mc_subtree_count(t) && strcmp(mc_subtree_entry(t, i)->path,
+						   snap->groups[i].path) == 0)
+		return mc_subtree_tasks(t, i, ret);
+	/* the reader was scanned again or let go since the snapshot: by path */
+	if ((r = mc_path_join(snap->parent, snap->groups[i].path, &abs)) < 0)
+		return r;
+	r = mc_host_group_nprocs(h, abs, &n);
+	free(abs);
+	if (r == 0)
+		*ret = n;
 	return r;
 }

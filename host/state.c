@@ -41,7 +41,7 @@ static const char *type_name(mode_t m)
 
 /*
  * Checks st of what is at dir/name (name NULL: dir itself). Returns 0, or
- * -EPERM with the reason in *why (allocated).
+ * -EPERM with the reason in *why (allocated) when why is not NULL.
  */
 static int check_stat(const struct stat *st, const char *dir, const char *name, char **why)
 {
@@ -58,6 +58,8 @@ static int check_stat(const struct stat *st, const char *dir, const char *name, 
 		what = "a file with more than one hard link";
 	if (!what)
 		return 0;
+	if (!why)
+		return -EPERM;
 	subject = name ? mc_asprintf("'%s/%s'", dir, name) : mc_asprintf("'%s'", dir);
 	free(*why);
 	if (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode) || !subject)
@@ -86,16 +88,10 @@ static bool is_journal_name(const char *name)
 	return strspn(n, "0123456789") == strlen(n);
 }
 
-/*
- * Opens the state directory (O_NOFOLLOW: a symlink is refused, not
- * followed), creating it when create, and checks it and every entry in it.
- */
-static int open_dir(const char *dir, bool create, int *ret_fd, char **why)
+int mc_state_open_dir(const char *dir, bool create, char **why)
 {
 	struct stat st;
-	struct dirent *de;
-	DIR *d;
-	int fd, r, dfd;
+	int fd, r;
 
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT && create) {
@@ -105,7 +101,7 @@ static int open_dir(const char *dir, bool create, int *ret_fd, char **why)
 	}
 	if (fd < 0) {
 		r = -errno;
-		if ((r == -ELOOP || r == -ENOTDIR) && lstat(dir, &st) == 0) {
+		if ((r == -ELOOP || r == -ENOTDIR) && why && lstat(dir, &st) == 0) {
 			free(*why);
 			*why = mc_asprintf("'%s' is %s, not a directory of its own", dir,
 					   type_name(st.st_mode));
@@ -113,11 +109,28 @@ static int open_dir(const char *dir, bool create, int *ret_fd, char **why)
 		}
 		return r;
 	}
-	if (fstat(fd, &st) < 0 || (r = check_stat(&st, dir, NULL, why)) < 0) {
-		r = *why ? -EPERM : -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
 		close(fd);
 		return r;
 	}
+	if ((r = check_stat(&st, dir, NULL, why)) < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* The state directory, opened and checked, and every entry in it checked. */
+static int open_dir(const char *dir, bool create, int *ret_fd, char **why)
+{
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+	int fd, r, dfd;
+
+	if ((fd = mc_state_open_dir(dir, create, why)) < 0)
+		return fd;
 	dfd = dup(fd);
 	d = dfd < 0 ? NULL : fdopendir(dfd);
 	if (!d) {
@@ -145,9 +158,8 @@ static int open_dir(const char *dir, bool create, int *ret_fd, char **why)
 	return 0;
 }
 
-/* Opens dir/name with flags (plus O_NOFOLLOW|O_NONBLOCK) and checks it with fstat. */
-static int open_file(int dirfd, const char *dir, const char *name, int flags, int *ret_fd,
-		     char **why)
+int mc_state_open_file(int dirfd, const char *dir, const char *name, int flags,
+		       struct stat *ret_st, char **why)
 {
 	struct stat st;
 	int fd, r;
@@ -168,6 +180,19 @@ static int open_file(int dirfd, const char *dir, const char *name, int flags, in
 		close(fd);
 		return r;
 	}
+	if (ret_st)
+		*ret_st = st;
+	return fd;
+}
+
+/* mc_state_open_file into *ret_fd: 0 or -errno. */
+static int open_file(int dirfd, const char *dir, const char *name, int flags, int *ret_fd,
+		     char **why)
+{
+	int fd = mc_state_open_file(dirfd, dir, name, flags, NULL, why);
+
+	if (fd < 0)
+		return fd;
 	*ret_fd = fd;
 	return 0;
 }

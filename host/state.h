@@ -128,9 +128,29 @@ bool mc_journal_exists(const char *state_dir);
  * keeps (the history store): st, of what is at dir/name (name NULL: dir
  * itself), must be a directory (name NULL) or a regular file with one
  * link, owned by root or the caller, writable by no one else. 0, or
- * -EPERM with the reason in *why (allocated; a earlier one is freed).
+ * -EPERM with the reason in *why when why is not NULL (allocated; an
+ * earlier one is freed).
  */
 struct stat;
 int mc_state_trust_stat(const struct stat *st, const char *dir, const char *name, char **why);
+
+/*
+ * Opens the directory dir without following a symbolic link, making it
+ * (mode 0700) when create and it is not there, and checks it by that rule.
+ * The descriptor, or -errno; -EPERM when it is not to be trusted (a
+ * symbolic link, not a directory, the owner, the mode), with the reason in
+ * *why when why is not NULL (allocated; an earlier one is freed).
+ */
+int mc_state_open_dir(const char *dir, bool create, char **why);
+
+/*
+ * Opens dirfd's entry name (dir: its directory's name, for messages) with
+ * flags plus O_NOFOLLOW, O_NONBLOCK and O_CLOEXEC (mode 0600 when it makes
+ * the file), then checks what it opened (fstat) by that rule; its stat
+ * into *ret_st when not NULL. The descriptor, or -errno; -EPERM, with *why
+ * as above, for a file not to be trusted (a symbolic link included).
+ */
+int mc_state_open_file(int dirfd, const char *dir, const char *name, int flags,
+		       struct stat *ret_st, char **why);
 
 #endif

@@ -48,6 +48,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -79,6 +80,8 @@ struct sub_grp {
 	bool dirty;             /* listing must be made again */
 	bool stale;             /* a read found it gone: the next scan looks again */
 	int wd;                 /* inotify watch, -1: none */
+	double procs_at;        /* CLOCK_MONOTONIC of the last read of cgroup.procs */
+	unsigned procs_reads;   /* reads of cgroup.procs through the kept descriptor */
 };
 
 struct mc_subtree {
@@ -967,6 +970,59 @@ int mc_subtree_read(struct mc_subtree *t, size_t i, unsigned parts, struct mc_gr
 	if (ret_kept)
 		*ret_kept = kept;
 	return r;
+}
+
+/*
+ * cgroup.procs through a kept descriptor costs one pread, against a walk
+ * of the path, an open and a close (about 3 against 12 us a group on this
+ * project's test host, docs/BENCHMARKS.md): the recorder counts every
+ * group's processes each sample. On cgroup v2 a read from offset 0 lists
+ * the group's processes as they are. On cgroup v1 the kernel builds the
+ * list at the first read after an open and keeps it, shared by the
+ * group's readers, until a second passes without a read
+ * (CGROUP_PIDLIST_DESTROY_DELAY); a read through a kept descriptor in the
+ * meantime gets the list as it was. So on v1 the kept descriptor is read
+ * only when this reader's last read of the group is V1_PIDLIST_GAP_S old;
+ * otherwise, and every V1_PIDLIST_FRESH-th read in any case (other readers
+ * with kept descriptors could keep the list alive between them), the file
+ * is opened afresh, which builds the list anew.
+ */
+#define V1_PIDLIST_GAP_S 2.0
+#define V1_PIDLIST_FRESH 8
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int mc_subtree_tasks(struct mc_subtree *t, size_t i, uint64_t *ret)
+{
+	struct sub_grp *g = t->v[i];
+	struct read_dir d = { .fd = -1, .tmp = -1 };
+	double now = mono_now();
+	uint64_t n = 0;
+	bool kept = true;
+	size_t len;
+	int r;
+
+	if (g->fd[HOST_FILE_PROCS] >= 0 && t->h->caps.ver == MC_CGV1 && !t->h->fake &&
+	    (now - g->procs_at < V1_PIDLIST_GAP_S || ++g->procs_reads % V1_PIDLIST_FRESH == 0))
+		fd_close(t, &g->fd[HOST_FILE_PROCS]);
+	r = slot_read(t, g, HOST_FILE_PROCS, &d, &len, &kept);
+	if (d.tmp >= 0)
+		close(d.tmp);
+	if (r == 1)
+		return -ENOENT;
+	if (r < 0)
+		return r;
+	g->procs_at = mono_now();
+	for (size_t k = 0; k < len; k++)
+		n += t->h->buf.p[k] == '\n';
+	*ret = n;
+	return 0;
 }
 
 int mc_subtree_reopen(struct mc_subtree *t, size_t i)

@@ -103,6 +103,14 @@ int mc_subtree_read(struct mc_subtree *t, size_t i, unsigned parts, struct mc_gr
 		    bool *ret_kept);
 
 /*
+ * The number of processes in entry i itself (its cgroup.procs lines, not
+ * its children's) into *ret, through a descriptor kept open like the
+ * others (see subtree.c for cgroup v1's cached process lists). -ENODEV: the
+ * group is gone; -ENOENT: no cgroup.procs; -errno.
+ */
+int mc_subtree_tasks(struct mc_subtree *t, size_t i, uint64_t *ret);
+
+/*
  * Opens entry i afresh under its name (after -ENODEV: a group removed and
  * made again between scan and read). 0, or -ENODEV when there is no group
  * of that name any more.

@@ -317,7 +317,7 @@ static int name_width(const struct screen *s, size_t first, int h)
 	(void)h;
 	for (size_t k = 0; k < m->n_order; k++) {
 		const struct top_row *r = &m->rows[m->order[k]];
-		int need = (int)r->depth * 2 + 2 + (int)strlen(r->label);
+		int need = (int)r->depth * 2 + 2 + (int)r->label_len;
 
 		if (need > w)
 			w = need;
@@ -356,11 +356,46 @@ static const char *fit_number(const struct top_model *m, const struct top_row *r
 	return buf;
 }
 
+/* Widest cell put_clipped composes itself; wider ones go through ncurses' text path. */
+#define CELL_MAX 256
+
+/*
+ * Cell t of n bytes, printable ASCII, padded to w (right: aligned right) or
+ * cut at w, as cells of the current attributes: what waddnstr makes of
+ * those bytes, without its per-byte multibyte and control-character work
+ * (most of the cost of drawing a frame). false when t is not that simple.
+ */
+static bool put_ascii(int y, int x, const char *t, int n, int w, bool right)
+{
+	chtype cells[CELL_MAX];
+	attr_t a;
+	short pair;
+	chtype base;
+	int pad = n < w ? w - n : 0;
+
+	if (w > CELL_MAX)
+		return false;
+	for (int i = 0; i < n && i < w; i++)
+		if (t[i] < 0x20 || t[i] > 0x7e)
+			return false;
+	attr_get(&a, &pair, NULL);
+	base = (a & ~A_COLOR) | COLOR_PAIR(pair);
+	for (int i = 0; i < w; i++) {
+		int c = right ? i - pad : i;
+
+		cells[i] = base | (chtype)(c >= 0 && c < n ? (unsigned char)t[c] : ' ');
+	}
+	mvaddchnstr(y, x, cells, w);
+	return true;
+}
+
 static void put_clipped(int y, int x, const char *t, int w, bool right)
 {
 	int len = (int)strlen(t);
 
 	if (w <= 0)
+		return;
+	if (put_ascii(y, x, t, len, w, right))
 		return;
 	if (len > w) {
 		mvaddnstr(y, x, t, w);

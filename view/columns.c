@@ -364,7 +364,7 @@ const char *top_cell(const struct top_model *m, const struct top_row *r, const s
 	if (c->kind == TOP_SIZE)
 		return mc_fmt_size_short(v.u, buf, len);
 	if (c->kind == TOP_COUNT)
-		snprintf(buf, len, "%" PRIu64, v.u);
+		mc_fmt_u64(v.u, buf, len);
 	else if (c->kind == TOP_RATE && v.d >= 100)
 		snprintf(buf, len, "%.0f", v.d);
 	else

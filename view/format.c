@@ -1,6 +1,8 @@
 /* Values as memctl shows them: see format.h. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "format.h"
 #include "size.h"
@@ -12,11 +14,45 @@ const char *mc_fmt_size(uint64_t v, char buf[static 24])
 	return buf;
 }
 
+const char *mc_fmt_u64(uint64_t v, char *buf, size_t len)
+{
+	char d[20];
+	size_t n = 0;
+
+	do {
+		d[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; len > 0 && i < n && i < len - 1; i++)
+		buf[i] = d[n - 1 - i];
+	if (len > 0)
+		buf[n < len ? n : len - 1] = '\0';
+	return buf;
+}
+
+/*
+ * v / 2^shift rounded to an integer as printf rounds (to nearest, ties to
+ * even: the quotient is exact in binary, so printf sees that value itself).
+ */
+static uint64_t shift_round(uint64_t v, unsigned shift)
+{
+	uint64_t q = v >> shift, rem = v & ((1ull << shift) - 1), half = 1ull << (shift - 1);
+
+	return q + (rem > half || (rem == half && (q & 1)));
+}
+
+/*
+ * A screen formats hundreds of sizes a second: below 2^53 (where the
+ * double holds v exactly, and each division by 1024 is exact) the digits
+ * come from integers, which gives what "%.1f" and "%.0f" print for the
+ * same value without going through printf.
+ */
 const char *mc_fmt_size_short(uint64_t v, char *buf, size_t len)
 {
 	static const char units[] = "KMGTPE";
 	double x = (double)v;
 	int u = -1;
+	bool exact = v < (1ull << 53) && len >= 24;
 
 	if (v == MC_SIZE_MAX) {
 		snprintf(buf, len, "max");
@@ -26,12 +62,28 @@ const char *mc_fmt_size_short(uint64_t v, char *buf, size_t len)
 		x /= 1024;
 		u++;
 	}
-	if (u < 0)
-		snprintf(buf, len, "%" PRIu64, v);
-	else if (x < 9.95 && x != (double)(uint64_t)x)
-		snprintf(buf, len, "%.1f%c", x, units[u]);
-	else
+	if (u < 0) {
+		mc_fmt_u64(v, buf, len);
+	} else if (x < 9.95 && x != (double)(uint64_t)x) {
+		if (exact) {
+			uint64_t t = shift_round(v * 10, 10 * (unsigned)(u + 1));
+			size_t n = strlen(mc_fmt_u64(t / 10, buf, len));
+
+			buf[n] = '.';
+			buf[n + 1] = (char)('0' + t % 10);
+			buf[n + 2] = units[u];
+			buf[n + 3] = '\0';
+		} else {
+			snprintf(buf, len, "%.1f%c", x, units[u]);
+		}
+	} else if (exact) {
+		size_t n = strlen(mc_fmt_u64(shift_round(v, 10 * (unsigned)(u + 1)), buf, len));
+
+		buf[n] = units[u];
+		buf[n + 1] = '\0';
+	} else {
 		snprintf(buf, len, "%.0f%c", x, units[u]);
+	}
 	return buf;
 }
 

@@ -23,6 +23,9 @@ const char *mc_fmt_size(uint64_t v, char buf[static 24]);
  */
 const char *mc_fmt_size_short(uint64_t v, char *buf, size_t len);
 
+/* v in decimal, as "%" PRIu64 prints it, into buf (len bytes, cut as snprintf cuts). Returns buf. */
+const char *mc_fmt_u64(uint64_t v, char *buf, size_t len);
+
 /* Appends a raw value as JSON: a number, or "max". */
 void mc_fmt_json_size(struct mc_buf *b, uint64_t v);
 

@@ -36,15 +36,19 @@ static void row_release(struct top_row *r)
 /* Sets the row's text label from its name. 0 or -ENOMEM. */
 static int row_label(struct top_row *r)
 {
+	int ret = 0;
+
 	r->label = r->name;
-	if (!mc_esc_text_needed(r->name))
-		return 0;
-	if (!r->label_buf && !(r->label_buf = mc_esc_text_dup(r->name))) {
-		r->label = "(out of memory)";
-		return -ENOMEM;
+	if (mc_esc_text_needed(r->name)) {
+		if (r->label_buf || (r->label_buf = mc_esc_text_dup(r->name))) {
+			r->label = r->label_buf;
+		} else {
+			r->label = "(out of memory)";
+			ret = -ENOMEM;
+		}
 	}
-	r->label = r->label_buf;
-	return 0;
+	r->label_len = strlen(r->label);
+	return ret;
 }
 
 int top_model_init_source(struct top_model *m, struct mc_host *h, const char *parent,

@@ -47,6 +47,7 @@ struct top_row {
 	const char *name;     /* last component; the absolute path for the parent row */
 	const char *label;    /* name escaped for text (escape.h); name when nothing to escape */
 	char *label_buf;      /* label's memory when it differs from name */
+	size_t label_len;     /* strlen(label) */
 	unsigned depth;
 	size_t up;            /* row of the parent group; (size_t)-1 for row 0 */
 	size_t entry;         /* index in the reader */

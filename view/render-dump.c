@@ -240,11 +240,25 @@ static void csv_psi(struct mc_dump *d, double t, const char *group, const struct
 	}
 }
 
+/*
+ * The parent's effective limit (its ancestors' max files included, capped
+ * at RAM) where s recorded it: a limit "effective" of its first group.
+ */
+static bool effective_limit(const struct mc_hist_sample *s, const struct mc_hist_group *hg,
+			    uint64_t *ret)
+{
+	if (hg != &s->groups[0] || !s->parent_limit_valid)
+		return false;
+	*ret = s->parent_limit;
+	return true;
+}
+
 static void csv_group(struct mc_dump *d, const struct mc_hist_sample *s, const struct mc_hist_group *hg,
 		      const char *abs)
 {
 	const struct mc_group_snap *g = &hg->g;
 	char num[24], node[32];
+	uint64_t lim;
 
 	if (g->usage_valid)
 		csv_u64(d, s->time, abs, "usage", NULL, g->usage);
@@ -257,6 +271,8 @@ static void csv_group(struct mc_dump *d, const struct mc_hist_sample *s, const s
 			snprintf(num, sizeof(num), "%llu", (unsigned long long)g->raw[k]);
 		csv_row(d, s->time, abs, "limit", mc_knob_info(k)->name, num, NULL);
 	}
+	if (effective_limit(s, hg, &lim))
+		csv_u64(d, s->time, abs, "limit", "effective", lim);
 	csv_kvs(d, s->time, abs, "stat", &g->stat);
 	csv_kvs(d, s->time, abs, "events", &g->events);
 	for (size_t n = 0; n < g->n_numa; n++) {
@@ -347,10 +363,12 @@ static void json_psi(struct mc_buf *b, const struct mc_psi *p)
 		      v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
 }
 
-static void json_group(struct mc_buf *b, const struct mc_hist_group *hg, const char *abs)
+static void json_group(struct mc_buf *b, const struct mc_hist_sample *s, const struct mc_hist_group *hg,
+		       const char *abs)
 {
 	const struct mc_group_snap *g = &hg->g;
 	bool first = true;
+	uint64_t lim;
 
 	mc_buf_adds(b, "{\"group\":");
 	mc_esc_json(b, abs);
@@ -371,6 +389,8 @@ static void json_group(struct mc_buf *b, const struct mc_hist_group *hg, const c
 			mc_buf_printf(b, "%llu", (unsigned long long)g->raw[k]);
 		first = false;
 	}
+	if (effective_limit(s, hg, &lim))
+		mc_buf_printf(b, "%s\"effective\":%llu", first ? "" : ",", (unsigned long long)lim);
 	mc_buf_addc(b, '}');
 	json_kvs(b, "stat", &g->stat);
 	json_kvs(b, "events", &g->events);
@@ -406,7 +426,7 @@ static void json_sample(struct mc_dump *d, const struct mc_hist_sample *s)
 			continue;
 		mc_buf_adds(b, first ? "" : ",");
 		first = false;
-		json_group(b, &s->groups[i], abs);
+		json_group(b, s, &s->groups[i], abs);
 	}
 	mc_buf_adds(b, "],\"run\":");
 	if (s->have_run)
@@ -508,10 +528,12 @@ static void om_psi(struct mc_dump *d, enum fam total, enum fam ratio, const char
 	}
 }
 
-static void om_group(struct mc_dump *d, const struct mc_hist_group *hg, const char *abs, double t)
+static void om_group(struct mc_dump *d, const struct mc_hist_sample *s, const struct mc_hist_group *hg,
+		     const char *abs, double t)
 {
 	const struct mc_group_snap *g = &hg->g;
 	char labels[48];
+	uint64_t lim;
 
 	if (g->usage_valid)
 		om_u64(d, F_USAGE, abs, "", g->usage, t);
@@ -521,6 +543,8 @@ static void om_group(struct mc_dump *d, const struct mc_hist_group *hg, const ch
 		snprintf(labels, sizeof(labels), "knob=\"%s\"", mc_knob_info(k)->name);
 		om_u64(d, F_LIMIT, abs, labels, g->raw[k], t);
 	}
+	if (effective_limit(s, hg, &lim))
+		om_u64(d, F_LIMIT, abs, "knob=\"effective\"", lim, t);
 	om_kvs(d, F_STAT, abs, "", "key", &g->stat, t);
 	for (size_t n = 0; n < g->n_numa; n++) {
 		snprintf(labels, sizeof(labels), "node=\"%zu\",", n);
@@ -571,7 +595,7 @@ static void om_sample(struct mc_dump *d, const struct mc_hist_sample *s)
 		}
 		if (!(a = strdup(abs)))
 			continue;
-		om_group(d, &s->groups[i], a, s->time);
+		om_group(d, s, &s->groups[i], a, s->time);
 		free(a);
 	}
 	if (s->have_run)

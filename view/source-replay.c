@@ -477,11 +477,18 @@ static const struct mc_subtree_entry *replay_entry(const struct top_source *s, s
 	return &replay_of(s)->ent[i];
 }
 
-/* The limit above the parent: RAM, as the recording host had it (the store keeps no more). */
+/*
+ * The limit above the parent, as live: the parent's effective limit the
+ * sample recorded (its ancestors' max files included, capped at RAM); a
+ * sample of a store written before that was recorded has only RAM.
+ */
 static uint64_t replay_limit(const struct top_source *s)
 {
+	const struct mc_hist_sample *c = &replay_of(s)->cur;
 	uint64_t total = s->caps.mem_total;
 
+	if (c->parent_limit_valid && c->parent_limit > 0)
+		return c->parent_limit;
 	return total ? total : MC_SIZE_MAX;
 }
 

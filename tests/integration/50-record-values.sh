@@ -175,4 +175,33 @@ if command -v jq > /dev/null; then
 fi
 mc record -p "self/$P" --dir "$S" --interval 1s -n 1 2> "$T_TMP/err"; check_rc $? 0 "a second recording appends ($(cat "$T_TMP/err"))"
 mc record -p "self/$P" --dir "$S" --retain 1x -n 1 2> "$T_TMP/err"; check_rc $? 2 "a bad --retain"
+
+# Task counts as the kernel has them, read each sample through a kept
+# descriptor where that is right (cgroup v1 keeps a group's process list
+# for a second after a read: within it the file is opened afresh). The
+# test never reads t's cgroup.procs itself (an open would refresh the
+# kernel's list): where the process is, /proc/PID/cgroup says.
+mkdir "$T_DIR/$P/t"
+tasks_at() { # SAMPLE: t's task count in the SAMPLE-th sample
+	mc dump --dir "$S" --groups t | awk -F, -v g="$BASE/t" -v k="$1" '$2 == g && $3 == "tasks" { if (++n == k) print $4 }'
+}
+for ival in 100ms 2500ms; do
+	S=$T_TMP/tasks-$ival
+	"$MEMCTL" record -p "self/$P" --dir "$S" --interval "$ival" 2> "$T_TMP/rec.log" &
+	rec_pid=$!
+	wait_samples 2 || fail "$ival: no first samples: $(cat "$T_TMP/rec.log")"
+	sleep 300 &
+	sleeper=$!
+	echo $sleeper > "$T_DIR/$P/t/cgroup.procs"
+	grep -q ":$T_SELF/$P/t\$\|:${T_SELF%/}/$P/t\$" /proc/$sleeper/cgroup || fail "$ival: the process is not in t"
+	n=$(( $(samples) + 2 ))
+	wait_samples $n || fail "$ival: no samples after the move"
+	kill $sleeper; wait $sleeper 2> /dev/null
+	m=$(( $(samples) + 2 ))
+	wait_samples $m || fail "$ival: no samples after the exit"
+	kill "$rec_pid"; wait "$rec_pid"
+	rec_pid=
+	check_eq "$(tasks_at $n) $(tasks_at $m)" "1 0" \
+		"$ival: t's task count after a process moved in, and after it exited"
+done
 summary

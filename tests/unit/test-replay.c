@@ -46,7 +46,8 @@ static struct mc_hist_group *add_group(struct mc_hist_sample *s, const char *pat
 /*
  * Sample k (0, 1, 2) at T0 + 5k: groups "", a, a/b; the last has c instead
  * of a/b. a's refaults go 0, 500, 1500 (100/s, then 200/s); sample 1 was
- * recorded by memctl run with a decision about a.
+ * recorded by memctl run with a decision about a. Every group's max is
+ * 1G; from sample 1 on the parent's effective limit, 512M, is recorded.
  */
 static void make_sample(struct mc_hist_sample *s, unsigned k, const char *first_path)
 {
@@ -61,6 +62,9 @@ static void make_sample(struct mc_hist_sample *s, unsigned k, const char *first_
 	add_group(s, "a", 1000000 * (k + 1), refaults[k], 10 * k);
 	add_group(s, k == 2 ? "c" : "a/b", 4096 * (k + 1), 0, 0);
 	mc_kvs_add(&s->host.meminfo, "MemTotal", 8, 8ull << 30);
+	/* the limit above the parent, recorded from sample 1 on (sample 0 is as older stores) */
+	s->parent_limit_valid = k > 0;
+	s->parent_limit = 512u << 20;
 	s->host.psi.valid = true;
 	s->host.psi.some_avg10 = 1.5 + k;
 	if (k == 1) {
@@ -159,6 +163,8 @@ static void test_steps(void)
 		  "recorded by run 42");
 	tap_check(m.caps->ver == MC_CGV1 && m.caps->file[MC_KNOB_MAX] && !m.caps->file[MC_KNOB_HIGH],
 		  "the recording host's knobs: v1, max, no high");
+	tap_eq_u64(a ? a->eff_limit : 0, 512u << 20,
+		   "%%LIM's limit: the recorded parent's effective limit (its ancestors'), not RAM");
 
 	tap_eq_int(src->ops->step(src, 1), 0, "] to sample 2");
 	check_at(&m, 2, true, 200);
@@ -171,6 +177,9 @@ static void test_steps(void)
 	check_at(&m, 1, true, 100);
 	tap_eq_int(src->ops->step(src, -1), 0, "[ back to sample 0");
 	check_at(&m, 0, false, 0);
+	a = row(&m, "a");
+	tap_eq_u64(a ? a->eff_limit : 0, 1u << 30,
+		   "a sample without it (an older store): RAM above the parent, then the max files");
 	tap_eq_int(src->ops->step(src, -1), -ENODATA, "[ at the first sample: nothing before it");
 	tap_eq_int(src->ops->step(src, 2), 0, "two samples on at once");
 	check_at(&m, 2, true, 200);

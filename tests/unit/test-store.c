@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,9 @@ static void make_sample(struct mc_hist_sample *s, unsigned k, double t, size_t n
 	mc_kvs_add(&s->host.vmstat, "pgscan_kswapd", 13, 100u * k);
 	s->host.psi.valid = true;
 	s->host.psi.some_avg60 = 0.5;
+	/* the parent's effective limit: changes now and then, missing in a stretch */
+	s->parent_limit_valid = k / 13 % 3 != 1;
+	s->parent_limit = (2ull << 30) + (k / 5) * 4096;
 	if (k % 4 == 0) {
 		struct mc_run_decision d = { MC_RUN_RECLAIM, "/test/parent/g1", "soft-limit", "",
 					     false, 0, 64u << 20, 60u << 20, -EBUSY, "over its soft limit" };
@@ -129,6 +133,9 @@ static bool sample_same(const struct mc_hist_sample *a, const struct mc_hist_sam
 	if (!kvs_same(&a->host.meminfo, &b->host.meminfo) || !kvs_same(&a->host.vmstat, &b->host.vmstat) ||
 	    a->host.psi.some_avg60 != b->host.psi.some_avg60)
 		return *why = "host", false;
+	if (a->parent_limit_valid != b->parent_limit_valid ||
+	    (a->parent_limit_valid && a->parent_limit != b->parent_limit))
+		return *why = "the parent's effective limit", false;
 	if (a->have_run != b->have_run)
 		return *why = "run", false;
 	if (a->have_run && (a->run.n_dec != b->run.n_dec || a->run.interval != b->run.interval ||
@@ -238,6 +245,18 @@ static void test_roundtrip(void)
 	r = mc_store_seek(rd, T0 + 1e9, &got);
 	tap_check(r == 0 && sample_same(&want[N - 1], &got, &why), "a time after the store: its last sample");
 	tap_eq_int(mc_store_next(rd, &got), -ENODATA, "nothing after the last sample");
+	/* times past what nanoseconds in 64 bits hold (year 2554): top's open-ended --to is 1e300 */
+	for (int k = 0; k < 3; k++) {
+		static const double far[] = { 1.9e10, 1e300, INFINITY };
+
+		r = mc_store_seek(rd, far[k], &got);
+		tap_check(r == 0 && sample_same(&want[N - 1], &got, &why),
+			  "a time of %g: the last sample (%d %s)", far[k], r, r ? "" : why ? why : "");
+	}
+	r = mc_store_seek(rd, -INFINITY, &got);
+	tap_check(r == 0 && sample_same(&want[0], &got, &why), "-inf: the first sample");
+	tap_eq_int(mc_store_seek(rd, NAN, &got), -EINVAL, "NaN is not a time");
+	r = mc_store_seek(rd, T0 + 1e9, &got);
 	tap_check(mc_hist_find(&got, "g2") != NULL && mc_hist_find(&got, "nope") == NULL, "mc_hist_find");
 	mc_hist_sample_release(&got);
 	mc_store_close(rd);
