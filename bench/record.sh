@@ -22,6 +22,11 @@
 #   - stepping: mc_store_next and mc_store_prev in the recorded store.
 #
 #   bench/record.sh [--quick] [--groups 1000] [--rounds 96] [--gap 2.1] [--gen-groups 100]
+#                   [--gen-days 7]
+#
+# --gen-groups and --gen-days size the generated store that "open a time"
+# is measured in (at 1000 groups, 7 days take about 15 minutes to generate
+# and 430 MB).
 #
 # Medians with the first and third quartile over the rounds (bench/stats.sh);
 # p: two-sided Mann-Whitney test against the snapshot's (or open's) own
@@ -34,8 +39,12 @@ need_bin "$B"
 
 NGROUPS=1000 ROUNDS=96 GAP=2.1 GEN_GROUPS=100 GEN_DAYS=7 GEN_STEP=5 OPEN_ROUNDS=21 STEP_ROUNDS=200
 [ "$B_QUICK" = 1 ] && NGROUPS=20 ROUNDS=16 GAP=0 GEN_GROUPS=5 GEN_DAYS=0.05 OPEN_ROUNDS=3 STEP_ROUNDS=10
-parse_opts "[--groups 1000] [--rounds 96] [--gap 2.1] [--gen-groups 100]" groups rounds gap gen-groups
+parse_opts "[--groups 1000] [--rounds 96] [--gap 2.1] [--gen-groups 100] [--gen-days 7]" \
+	groups rounds gap gen-groups gen-days
 NGROUPS=${OPT_GROUPS:-$NGROUPS} ROUNDS=${OPT_ROUNDS:-$ROUNDS} GEN_GROUPS=${OPT_GEN_GROUPS:-$GEN_GROUPS}
+GEN_DAYS=${OPT_GEN_DAYS:-$GEN_DAYS}
+awk -v d="$GEN_DAYS" -v g="$GEN_GROUPS" 'BEGIN { exit !(d ~ /^[0-9]+(\.[0-9]+)?$/ && d > 0 && g ~ /^[1-9][0-9]*$/) }' ||
+	die "--gen-days takes days (7, 0.5) and --gen-groups a count of groups"
 GAP=${OPT_GAP:-$GAP}
 GAP_MS=$(awk -v g="$GAP" 'BEGIN { if (g !~ /^[0-9]+(\.[0-9]+)?$/) exit 1; printf "%d", g * 1000 }') ||
 	die "--gap takes seconds (2.1)"
