@@ -6,19 +6,25 @@
 # guest; the tables put both kernels' numbers side by side, measured in the
 # same invocation.
 #
-#   bench/guest.sh [--quick] [--out DIR] [NAME...]
+#   bench/guest.sh [--quick] [--rounds N] [--kernel K] [--out DIR] [NAME...]
 #   bench/run.sh guest [--quick]      (the same, with the other benchmarks' runner)
 #
 # NAME: active softlimit numa thp reclaim (default: all, in that order).
 # --quick: smaller sizes and fewer scenarios and runs, to show that the
 #   benchmarks still run (CI: ctest -L bench-guest); its numbers are noise.
+# --rounds N: rounds of each experiment's arms, run interleaved round by
+#   round inside one boot (default 10; --quick: each script's own, 1);
+#   reclaim's storms are its rounds and stay 20.
+# --kernel K: boot only K (baseline or patched); default both.
 # --out DIR: where results go (default build/bench-guest): results.tsv
 #   (experiment, kernel, scenario, key, value; one measured value a line),
 #   tables.txt (what this prints) and logs/NAME-KERNEL.log (the serial
 #   console of each boot).
 # MEMCTL names the memctl binary for the guest (default build/release/memctl,
 # else build/test/memctl); MEMCTL_GUEST_TIMEOUT the per-boot timeout
-# (default 900 s). Exit status: 0 when every experiment ran on both kernels,
+# (default 900 s); MEMCTL_GUEST_LOCK a file that each boot holds with
+# flock(1), so that guests on a shared machine take turns (default none).
+# Exit status: 0 when every experiment ran on both kernels,
 # 1 when a guest crashed or hung, or a scenario could not be measured (an
 # "error:" line under its table), or a boot gave no numbers; 2 on bad usage;
 # 77 when the test host cannot be built or booted here. See docs/BENCHMARKS-guest.md.
@@ -27,12 +33,23 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 all="active softlimit numa thp reclaim"
 # Run by bench/run.sh (BENCH_RESULTS set): results in its directory, and
 # results.tsv also as its guest.tsv.
-quick=0 out=${BENCH_RESULTS:+$BENCH_RESULTS/guest} names=()
+quick=0 out=${BENCH_RESULTS:+$BENCH_RESULTS/guest} names=() rounds= kernels="baseline patched"
 out=${out:-$repo/build/bench-guest}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1; shift ;;
 	--out) out=$2; shift 2 ;;
+	--rounds)
+		case ${2:-} in
+		''|*[!0-9]*|0*) echo "guest.sh: --rounds needs a positive number, not '${2:-}'" >&2; exit 2 ;;
+		esac
+		rounds=$2; shift 2 ;;
+	--kernel)
+		case ${2:-} in
+		baseline|patched) kernels=$2 ;;
+		*) echo "guest.sh: --kernel is baseline or patched, not '${2:-}'" >&2; exit 2 ;;
+		esac
+		shift 2 ;;
 	-h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "guest.sh: unknown option '$1'" >&2; exit 2 ;;
 	*)
@@ -44,6 +61,12 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ ${#names[@]} -gt 0 ] || read -ra names <<< "$all"
+[ $quick = 1 ] || rounds=${rounds:-10}
+# the guest script's arguments (memctl_args= on the kernel command line)
+gargs=()
+[ $quick = 1 ] && gargs+=(quick)
+[ -n "$rounds" ] && gargs+=("rounds=$rounds")
+. "$repo/bench/stats.sh"
 
 script_of() {
 	case $1 in
@@ -75,7 +98,7 @@ printf 'experiment\tkernel\tscenario\tkey\tvalue\n' > "$results"
 : > "$tables"
 say() { echo "$*" | tee -a "$tables"; }
 
-say "memctl guest benchmarks, $([ $quick = 1 ] && echo quick || echo full) mode, $(date -u '+%Y-%m-%d %H:%M UTC')"
+say "memctl guest benchmarks, $([ $quick = 1 ] && echo quick || echo full) mode, $([ -n "$rounds" ] && echo "$rounds rounds" || echo "each script's quick rounds"), $(date -u '+%Y-%m-%d %H:%M UTC')"
 say "host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); guest: QEMU TCG, 2 vCPUs, 2 NUMA nodes x 512M, zram swap 256M"
 say "memctl: $memctl ($(cd "$repo" && git rev-parse --short HEAD 2>/dev/null)$(cd "$repo" && git diff --quiet HEAD 2>/dev/null || echo +changes))"
 
@@ -102,12 +125,19 @@ boot() {
 		{ echo "guest.sh: no $kernel kernel (kernel/build.sh failed)" >&2; exit 77; }
 	kopt=(--kernel "$image")
 	[ "$kernel" = baseline ] && kopt+=(--baseline)
-	t0=$(date +%s.%N)
-	MEMCTL_GUEST_LOG=$log "$repo/kernel/run-guest.sh" "${kopt[@]}" --timeout "$timeout" \
-		--memctl "$memctl" "bench/$(script_of "$name")" $([ $quick = 1 ] && echo quick) \
+	local lock=()
+	[ -n "${MEMCTL_GUEST_LOCK:-}" ] && lock=(flock "$MEMCTL_GUEST_LOCK")
+	echo "... $name: $kernel kernel, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+	# the boot's own time, without the wait for the lock
+	rm -f "$out/logs/$name-$kernel.times"
+	"${lock[@]}" bash -c 'f=$1; shift; t0=$(date +%s.%N); "$@"; rc=$?
+		echo "$t0 $(date +%s.%N)" > "$f"; exit $rc' run-guest "$out/logs/$name-$kernel.times" \
+		env MEMCTL_GUEST_LOG="$log" "$repo/kernel/run-guest.sh" "${kopt[@]}" --timeout "$timeout" \
+		--memctl "$memctl" "bench/$(script_of "$name")" "${gargs[@]}" \
 		> /dev/null 2> "$out/logs/$name-$kernel.err"
 	rc=$?
-	t1=$(date +%s.%N)
+	t0=0 t1=0
+	[ -s "$out/logs/$name-$kernel.times" ] && read -r t0 t1 < "$out/logs/$name-$kernel.times"
 	[ "$rc" = 77 ] && { cat "$out/logs/$name-$kernel.err" >&2; exit 77; }
 	if [ "$rc" != 0 ]; then
 		say "$name on $kernel: the guest failed (rc=$rc): $(tail -n 1 "$out/logs/$name-$kernel.err")"
@@ -168,26 +198,70 @@ table() {
 					print line
 				}
 				for (i = 1; i <= ne; i++) print "error: " err[i]
-				printf "guest time: baseline %ss, patched %ss\n", gs["baseline"], gs["patched"]
+				printf "guest time:"
+				if ("baseline" in gs) printf " baseline %ss", gs["baseline"]
+				if ("patched" in gs) printf " patched %ss", gs["patched"]
+				printf "\n"
 			}' "$results"
 	} | tee -a "$tables"
 }
 
+# spread NAME MEMCTL_ARM "ARM..." KEY...: per kernel and KEY, each arm's
+# median and interquartile range over its rounds (scenarios ARM#N), and
+# the rank test (Mann-Whitney, two-sided) of the memctl arm against each
+# other arm, with the ratio of their medians. MEMCTL_ARM-aa, the memctl arm
+# measured again in the same rounds, is the A/A control: its p and ratio
+# are what noise alone gives.
+spread() {
+	local name=$1 m=$2 arms=$3 key k a med q1 q3 n u p r tmp
+	shift 3
+	tmp=$(mktemp -d) || return
+	for key; do
+		for k in $kernels; do
+			for a in $m $arms; do
+				awk -F'\t' -v e="$name" -v k="$k" -v a="$a" -v key="$key" '
+					$1 == e && $2 == k && $4 == key && index($3, a "#") == 1 &&
+					substr($3, length(a) + 2) ~ /^[0-9]+$/ && $5 ~ /^-?[0-9.]+$/ { print $5 }' \
+					"$results" > "$tmp/$a"
+			done
+			[ -s "$tmp/$m" ] || continue
+			echo
+			echo "-- $name $key, $k kernel: median [q1 q3] over n rounds; $m/arm: ratio of medians; p: rank test of $m against the arm"
+			printf '%-16s %10s %10s %10s %4s %10s %8s %8s\n' arm median q1 q3 n "$m/arm" U p
+			for a in $m $arms; do
+				[ -s "$tmp/$a" ] || continue
+				read -r med q1 q3 n < <(stats_summary < "$tmp/$a")
+				r=- u=- p=-
+				if [ "$a" != "$m" ]; then
+					read -r u p < <(stats_mwu "$tmp/$m" "$tmp/$a")
+					r=$(awk -v a="$(stats_summary < "$tmp/$m" | cut -d' ' -f1)" -v b="$med" \
+						'BEGIN { if (b != 0) printf "%.2f", a / b; else print "-" }')
+				fi
+				printf '%-16s %10s %10s %10s %4s %10s %8s %8s%s\n' "$a" "$med" "$q1" "$q3" "$n" "$r" "$u" "$p" \
+					"$([ "$a" = "$m-aa" ] && echo '  (A/A)')"
+			done
+		done
+	done | tee -a "$tables"
+	rm -rf "$tmp"
+}
+
 for name in "${names[@]}"; do
-	echo "... $name: baseline kernel" >&2
-	boot "$name" baseline
-	echo "... $name: patched kernel" >&2
-	boot "$name" patched
+	for k in $kernels; do boot "$name" "$k"; done
 	case $name in
 	active)
 		table active "a working-set job beside N streamers under one parent limit (x = ratio to alone)" \
-			alone elapsed x:elapsed cpu refaults resident_avg stream_mbps ws_low_mib ;;
+			alone elapsed x:elapsed cpu refaults resident_avg stream_mbps ws_low_mib
+		for n in 1 4; do
+			spread active s$n-memctl "s$n s$n-knob s$n-oracle s$n-memctl-aa" elapsed refaults
+		done ;;
 	softlimit)
 		table softlimit "two memory-hungry jobs, two groups, one parent limit (x = ratio to no soft limit)" \
-			none a_elapsed x:a_elapsed a_majflt x:a_majflt b_elapsed b_majflt elapsed x:elapsed majflt x:majflt ;;
+			none a_elapsed x:a_elapsed a_majflt x:a_majflt b_elapsed b_majflt elapsed x:elapsed majflt x:majflt
+		spread softlimit memctl "none both0 order oracle memctl-aa" a_majflt elapsed majflt ;;
 	numa)
 		table numa "random reads beyond the group's limit, uneven page cache on 2 nodes (x = ratio to round-robin)" \
-			rr pgscan x:pgscan pgsteal reclaim_s x:reclaim_s memctl_reclaims reads_per_s x:reads_per_s n0_file_mib n1_file_mib ;;
+			rr pgscan x:pgscan pgsteal reclaim_s x:reclaim_s memctl_reclaims reads_per_s x:reads_per_s n0_file_mib n1_file_mib
+		spread numa weighted "none rr oracle weighted-aa" pgscan reclaim_s reads_per_s ;;
 	thp)
 		table thp "faulting in a MADV_HUGEPAGE mapping under a high limit (x = ratio to naive high, same stride)" \
 			- thp_alloc thp_fallback coverage_pct fallback_charge lat_avg_ms lat_max_ms sys elapsed high_mib ;;

@@ -12,20 +12,28 @@
 #   sN-memctl    beside N streamers with `memctl run` and protect: active on
 #                the job (memctl sets memory.low from its working-set
 #                estimate, on both kernels)
+#   sN-memctl-aa the same, later in the same round: the A/A control
+#   sN-oracle    what an expert who knows the job's file size sets by hand,
+#                on either kernel: memory.low of ws = the file + 4 MiB, the
+#                streamers' group capped at P's limit - that - 8 MiB
 # Per scenario: the job's elapsed (its passes only) and CPU time, the
 # refaults of its group (workingset_refault_file: what it had to read from
 # disk again; the guest kernel has no per-task I/O accounting), how much of
 # its file it found cached at the start of each pass, and the streamers'
-# throughput.
+# throughput. The full mode runs ROUNDS rounds of all scenarios,
+# interleaved; the table shows medians (every round is in results.tsv).
 E=active
 . /tests/bench/blib.sh
 need_disk
 
 if [ $QUICK = 1 ]; then
 	LIMIT=64 WS=36 STREAM=160 PASSES=3 COUNTS="1"
+	rounds 1
 else
 	LIMIT=128 WS=72 STREAM=384 PASSES=6 COUNTS="1 4"
+	rounds 10
 fi
+LOW=$((WS + 4))
 WORK=20
 mkfile /mnt/disk/ws $WS
 mkfile /mnt/disk/stream $STREAM
@@ -42,18 +50,22 @@ groups:
       st: {}
 EOF
 
-# scenario NAME STREAMERS MODE(none|knob|memctl)
+# scenario NAME STREAMERS MODE(none|knob|oracle|memctl)
 scenario() {
 	name=$1 n=$2 mode=$3
 	mkgroup P
 	echo ${LIMIT}M > $CG/P/memory.max
 	mkdir $CG/P/ws $CG/P/st
 	[ $mode = knob ] && echo 1 > $CG/P/memory.reclaim_protect_active
+	if [ $mode = oracle ]; then
+		echo ${LOW}M > $CG/P/ws/memory.low && echo $((LIMIT - LOW - 8))M > $CG/P/st/memory.max ||
+			{ berr "$name: cannot write memory.low or memory.max"; rmgroup P; return; }
+	fi
 	resident --drop /mnt/disk/ws /mnt/disk/stream > /dev/null
 	# warm-up: two passes make the job's pages active
 	run_in P/ws ws-reader /mnt/disk/ws 2 > /dev/null
 	if [ $mode = memctl ]; then
-		memctl_start /tmp/active.yaml /tmp/active-$name.log || return
+		memctl_start /tmp/active.yaml /tmp/active-$name.log || { rmgroup P; return; }
 	fi
 	spids=
 	i=0
@@ -78,17 +90,33 @@ scenario() {
 	mbps=0
 	[ $n -gt 0 ] && mbps=$(cat /tmp/st-$name.* | awk '/^total/ { for (i = 1; i <= NF; i++)
 		if ($i ~ /^mbps=/) { split($i, a, "="); s += a[2] } } END { print s + 0 }')
-	bench $name streamers=$n mode=$mode elapsed=$(field elapsed "$out") \
+	bench_round $name streamers=$n mode=$mode elapsed=$(field elapsed "$out") \
 		cpu=$(field cpu "$out") refaults=$((r1 - r0)) resident_avg=$(field resident_avg "$out") \
 		stream_mbps=$mbps ws_low_mib=$((low == 0 ? 0 : low / MIB)) \
 		memctl_cpu=$MEMCTL_CPU
 	rmgroup P
 }
 
-scenario alone 0 none
+arms=alone
 for n in $COUNTS; do
-	scenario s$n $n none
-	patched && scenario s$n-knob $n knob
-	scenario s$n-memctl $n memctl
+	arms="$arms s$n-memctl s$n"
+	patched && arms="$arms s$n-knob"
+	arms="$arms s$n-oracle s$n-memctl-aa"
 done
+r=0
+while [ $r -lt $ROUNDS ]; do
+	for a in $arms; do
+		n=${a%%-*}
+		n=${n#s}
+		case $a in
+		alone) scenario alone 0 none ;;
+		*-memctl*) scenario $a $n memctl ;;
+		*-knob) scenario $a $n knob ;;
+		*-oracle) scenario $a $n oracle ;;
+		*) scenario $a $n none ;;
+		esac
+	done
+	r=$((r + 1))
+done
+for a in $arms; do bench_medians $a; done
 exit 0

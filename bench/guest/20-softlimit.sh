@@ -15,20 +15,30 @@
 #                patched kernel memctl writes memory.soft_limit, on the
 #                stock kernel it emulates the ordering (memory.low for a,
 #                reclaims from b first)
+#   memctl-aa    memctl again, later in the same round: the A/A control
+#   oracle       what an expert who knows a's size sets by hand, on either
+#                kernel: a's memory.low = its buffer + 4 MiB (b is left
+#                uncapped: a cap below what a leaves free only makes b
+#                fault more)
 # Per scenario: each job's elapsed and major faults, and for the pair the
 # time until both finished (elapsed) and their major faults together. Two
 # jobs thrashing against each other are bimodal (the same scenario took 7 s
 # or 45 s in different boots), so the full mode runs ROUNDS rounds of the
 # scenarios, interleaved, and the table shows medians (every round is in
-# results.tsv).
+# results.tsv; bench/guest.sh adds quartiles and rank tests).
 E=softlimit
 . /tests/bench/blib.sh
 
 if [ $QUICK = 1 ]; then
-	LIMIT=64 SIZE=40 PASSES=2 ROUNDS=1
+	LIMIT=64 SIZE=40 PASSES=2
+	rounds 1
 else
-	LIMIT=128 SIZE=80 PASSES=3 ROUNDS=3
+	LIMIT=128 SIZE=80 PASSES=3
+	rounds 10
 fi
+# the oracle's protection of a: its buffer and a margin for the rest of
+# its memory (page tables, stack, the program)
+LOW=$((SIZE + 4))
 echo never > /sys/kernel/mm/transparent_hugepage/enabled
 
 cat > /tmp/softlimit.yaml <<EOF
@@ -43,7 +53,7 @@ groups:
       b: { soft_limit: 0 }
 EOF
 
-# scenario NAME MODE(none|knob0|knob|memctl)
+# scenario NAME MODE(none|knob0|knob|oracle|memctl)
 scenario() {
 	name=$1 mode=$2
 	mkgroup Q
@@ -56,6 +66,9 @@ scenario() {
 	knob)
 		echo ${LIMIT}M > $CG/Q/a/memory.soft_limit && echo 0 > $CG/Q/b/memory.soft_limit ||
 			{ berr "$name: cannot write memory.soft_limit"; rmgroup Q; return; } ;;
+	oracle)
+		echo ${LOW}M > $CG/Q/a/memory.low ||
+			{ berr "$name: cannot write memory.low"; rmgroup Q; return; } ;;
 	memctl)
 		memctl_start /tmp/softlimit.yaml /tmp/softlimit-$name.log || { rmgroup Q; return; } ;;
 	esac
@@ -89,13 +102,15 @@ scenario() {
 
 r=0
 while [ $r -lt $ROUNDS ]; do
+	scenario memctl memctl
 	scenario none none
 	if patched; then
 		scenario both0 knob0
 		scenario order knob
 	fi
-	scenario memctl memctl
+	scenario oracle oracle
+	scenario memctl-aa memctl
 	r=$((r + 1))
 done
-for s in none both0 order memctl; do bench_medians $s; done
+for s in none both0 order oracle memctl memctl-aa; do bench_medians $s; done
 exit 0

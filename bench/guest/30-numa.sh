@@ -10,14 +10,21 @@
 #   none         no memctl: only the kernel's limit reclaim
 #   rr           memctl run, reclaim.numa: round-robin
 #   weighted     memctl run, reclaim.numa: weighted (by inactive pages per
-#                node)
+#                node): the memctl arm
+#   weighted-aa  the same, later in the same round: the A/A control
+#   oracle       no memctl; an expert who knows that the cold file is on
+#                node 0 and never read again reclaims exactly its size from
+#                N by hand before the reads (memory.reclaim "COLD nodes=0"
+#                on the patched kernel; without nodes= on the stock one,
+#                where at that moment the cold file is all N holds)
 # On the patched kernel memctl reclaims each node's share with
 # memory.reclaim "nodes="; the stock kernel has no nodes=, so there memctl
 # computes the split but reclaims without it, and rr and weighted must come
 # out alike (a control).
 # Per scenario: pages scanned and stolen in N (memory.stat pgscan,
 # pgsteal), memctl's system time (the time spent in its memory.reclaim
-# writes: reclaim runs in the writer's context), the reader's reads per
+# writes: reclaim runs in the writer's context; for the oracle, the time
+# of its one write), the reader's reads per
 # second, and each node's page cache of N at the end. The full mode runs
 # ROUNDS rounds of the three scenarios, interleaved; the table shows
 # medians (every round is in results.tsv).
@@ -26,9 +33,11 @@ E=numa
 need_disk
 
 if [ $QUICK = 1 ]; then
-	LIMIT=64 COLD=40 RAND=96 HOT=24 READS=20000 ROUNDS=1
+	LIMIT=64 COLD=40 RAND=96 HOT=24 READS=20000
+	rounds 1
 else
-	LIMIT=96 COLD=64 RAND=192 HOT=32 READS=60000 ROUNDS=3
+	LIMIT=96 COLD=64 RAND=192 HOT=32 READS=60000
+	rounds 10
 fi
 mkfile /mnt/disk/cold $COLD
 mkfile /mnt/disk/rand $RAND
@@ -48,7 +57,7 @@ groups:
 EOF
 }
 
-# scenario NAME MODE(none|round-robin|weighted)
+# scenario NAME MODE(none|oracle|round-robin|weighted)
 scenario() {
 	name=$1 mode=$2
 	mkgroup N
@@ -56,20 +65,35 @@ scenario() {
 	mkdir $CG/N/r
 	resident --drop /mnt/disk/cold /mnt/disk/rand > /dev/null
 	run_in N/r taskset 1 cat /mnt/disk/cold > /dev/null
-	if [ $mode != none ]; then
+	if [ $mode != none ] && [ $mode != oracle ]; then
 		profile $mode > /tmp/numa.yaml
 		memctl_start /tmp/numa.yaml /tmp/numa-$name.log || { rmgroup N; return; }
 	fi
 	s0=$(stat pgscan N) t0=$(stat pgsteal N)
+	short=0 oracle_s=
+	if [ $mode = oracle ]; then
+		how=${COLD}M
+		patched && how="${COLD}M nodes=0"
+		c0=$(ucs)
+		# memory.reclaim fails (EAGAIN) when it fell short: counted
+		echo "$how" > $CG/N/memory.reclaim 2> /dev/null || short=1
+		oracle_s=$(secs $c0 $(ucs))
+	fi
 	out=$(run_in N/r taskset 2 bjob randread /mnt/disk/rand $READS $HOT)
 	s1=$(stat pgscan N) t1=$(stat pgsteal N)
 	memctl_stop
 	nreclaims=0
-	[ $mode != none ] && nreclaims=$(grep -c ': reclaim ' /tmp/numa-$name.log)
-	[ $mode != none ] && [ $QUICK = 1 ] && sed 's/^/memctl: /' /tmp/numa-$name.log | tail -n 8
+	case $mode in
+	none) ;;
+	oracle) nreclaims=1 ;;
+	*)
+		nreclaims=$(grep -c ': reclaim ' /tmp/numa-$name.log)
+		[ $QUICK = 1 ] && sed 's/^/memctl: /' /tmp/numa-$name.log | tail -n 8 ;;
+	esac
 	el=$(field elapsed "$out")
 	case $el in '') berr "$name: the reader failed: $out"; rmgroup N; return ;; esac
-	bench_round $name mode=$mode pgscan=$((s1 - s0)) pgsteal=$((t1 - t0)) reclaim_s=$MEMCTL_SYS \
+	bench_round $name mode=$mode pgscan=$((s1 - s0)) pgsteal=$((t1 - t0)) reclaim_s=${oracle_s:-$MEMCTL_SYS} \
+		reclaim_short=$short \
 		memctl_reclaims=$nreclaims elapsed=$el \
 		reads_per_s=$(awk -v n=$READS -v t=$el 'BEGIN { printf "%.0f", n / t }') \
 		n0_file_mib=$(( $(numa file N 0) / MIB )) n1_file_mib=$(( $(numa file N 1) / MIB ))
@@ -78,10 +102,12 @@ scenario() {
 
 r=0
 while [ $r -lt $ROUNDS ]; do
+	scenario weighted weighted
 	scenario none none
 	scenario rr round-robin
-	scenario weighted weighted
+	scenario oracle oracle
+	scenario weighted-aa weighted
 	r=$((r + 1))
 done
-for s in none rr weighted; do bench_medians $s; done
+for s in none rr oracle weighted weighted-aa; do bench_medians $s; done
 exit 0

@@ -29,9 +29,11 @@ echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
 echo madvise > /sys/kernel/mm/transparent_hugepage/defrag
 
 if [ $QUICK = 1 ]; then
-	LIMIT=32 SIZE=64 ROUNDS=1
+	LIMIT=32 SIZE=64
+	rounds 1
 else
-	LIMIT=64 SIZE=160 ROUNDS=5
+	LIMIT=64 SIZE=160
+	rounds 5
 fi
 
 cat > /tmp/thp.yaml <<EOF

@@ -12,16 +12,34 @@
 export MEMCTL_STATE_DIR=/tmp/memctl-state
 mkdir -p $MEMCTL_STATE_DIR
 
-QUICK=0
-[ "${1:-}" = quick ] && QUICK=1
+# Arguments (memctl_args= of the kernel command line, from bench/guest.sh):
+# quick (small sizes), rounds=N (rounds of the interleaved arms).
+QUICK=0 ROUNDS_ARG=
+for _a in "$@"; do
+	case $_a in
+	quick) QUICK=1 ;;
+	rounds=*) ROUNDS_ARG=${_a#rounds=} ;;
+	*) echo "BENCH-ERROR ${E:-bench} unknown argument '$_a'"; exit 2 ;;
+	esac
+done
+# rounds DEFAULT: sets ROUNDS, the number of rounds of a script's arms:
+# rounds=N when bench/guest.sh passed it (--rounds), else DEFAULT.
+rounds() {
+	ROUNDS=${ROUNDS_ARG:-$1}
+	case $ROUNDS in ''|*[!0-9]*|0) echo "BENCH-ERROR $E bad rounds '$ROUNDS'"; exit 2 ;; esac
+}
 KERNEL=baseline
 patched && KERNEL=patched
 
 bench() { echo "BENCH $E $*"; }
-# A scenario repeated in rounds: bench_round NAME key=value... prints one
-# round as scenario NAME#N (kept in results.tsv, not tabulated) and keeps it;
+# An arm (scenario) repeated in rounds: bench_round NAME key=value... prints
+# one round as scenario NAME#N (kept in results.tsv, where bench/guest.sh
+# takes the quartiles and rank tests from; not tabulated) and keeps it;
 # bench_medians NAME then prints scenario NAME with the median of every
-# numeric key over its rounds (and rounds=N).
+# numeric key over its rounds (and rounds=N). Scripts run their arms round
+# by round (ABCABC..., not AAA BBB), so that a change of the host's load
+# falls on every arm alike, and measure the memctl arm twice per round (the
+# second as NAME-aa: the A/A control that gives the noise its number).
 bench_round() {
 	_bn=$1; shift
 	echo "$*" >> /tmp/rounds-$E-$_bn
