@@ -95,15 +95,15 @@ systemd_guest_prepare() {
 		# A root shell on the console instead of the tests.
 		cmdline="$cmdline systemd.unit=emergency.target systemd.setenv=SYSTEMD_SULOGIN_FORCE=1"
 	else
-		case $test in
-		all) ;;
-		bench/*) [ -f "$repo/bench/guest/${test#bench/}" ] ||
-			{ log "no benchmark '${test#bench/}' in bench/guest"; exit 2; } ;;
-		*) for f in $(echo "$test" | tr , ' '); do
-			[ -f "$repo/tests/guest/systemd/$f" ] ||
-				{ log "no test '$f' in tests/guest/systemd"; exit 2; }
-		   done ;;
-		esac
+		for f in $(echo "$test" | tr , ' '); do
+			case $f in
+			all) ;;
+			bench/*) [ -f "$repo/bench/guest/${f#bench/}" ] ||
+				{ log "no benchmark '${f#bench/}' in bench/guest"; exit 2; } ;;
+			*) [ -f "$repo/tests/guest/systemd/$f" ] ||
+				{ log "no test '$f' in tests/guest/systemd"; exit 2; } ;;
+			esac
+		done
 	fi
 	cmdline="$cmdline$(qemu_cmdline_test "$test" "$args" "$append")"
 

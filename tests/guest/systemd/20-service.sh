@@ -17,6 +17,12 @@ knob() { cat "$(unit_cg)/$1/$2" 2>/dev/null; }
 # logged PRIORITY PATTERN: the unit's journal since the mark has a line
 # matching PATTERN at that priority
 logged() { journal_since "$work/cursor" "$svc" | grep -q "^$1 .*$2"; }
+# limits_applied WHEN: the running profile's db and backup get memory.max
+# 96M and 64M (the reload and the restart after the kill both end there)
+limits_applied() {
+	check "db memory.max 96M $1" wait_until 20 is $((96 << 20)) knob db memory.max
+	check "backup memory.max 64M $1" wait_until 20 is $((64 << 20)) knob backup memory.max
+}
 
 check "the unit file is the package's" test "$(prop $svc FragmentPath)" = /lib/systemd/system/memctl.service
 drop=$(prop $svc DropInPaths)
@@ -55,8 +61,7 @@ journal_mark "$work/cursor"
 check "reload" systemctl reload $svc
 check "journal: 'SIGHUP: reloading' at priority 6" wait_until 20 logged 6 "SIGHUP: reloading '$prof'"
 check "journal: the new profile runs" wait_until 20 logged 6 "now running '$prof' (2 top-level groups)"
-check "db gets memory.max 96M" wait_until 20 is $((96 << 20)) knob db memory.max
-check "backup gets memory.max 64M" wait_until 20 is $((64 << 20)) knob backup memory.max
+limits_applied "after the reload"
 check "journal: each write at priority 6" logged 6 "memory.max .*64M"
 check "the same main process (reloaded, not restarted)" test "$(prop $svc MainPID)" = "$pid"
 
@@ -127,8 +132,7 @@ if memctl --version | grep -q 'fault injection'; then
 	check "active again" wait_until 30 systemctl is-active -q $svc
 	check "a new main process" test "$(prop $svc MainPID)" != "$pid"
 	check "journal: ExecStartPre rolled the journal back" wait_until 20 logged 6 "rolled back"
-	check "db memory.max 96M after the restart" wait_until 20 is $((96 << 20)) knob db memory.max
-	check "backup memory.max 64M after the restart" wait_until 20 is $((64 << 20)) knob backup memory.max
+	limits_applied "after the restart"
 	check "no journal left once the restarted run applied" wait_until 20 test ! -e /run/memctl/journal
 	out=$(memctl rollback 2>&1)
 	check "memctl rollback: nothing to roll back" test "$out" = "nothing to roll back"
