@@ -7,6 +7,7 @@
 # same invocation.
 #
 #   bench/guest.sh [--quick] [--rounds N] [--kernel K] [--out DIR] [NAME...]
+#   bench/guest.sh --report [--out DIR] [NAME...]
 #   bench/run.sh guest [--quick]      (the same, with the other benchmarks' runner)
 #
 # NAME: active softlimit numa thp reclaim (default: all, in that order).
@@ -16,6 +17,8 @@
 #   round inside one boot (default 10; --quick: each script's own, 1);
 #   reclaim's storms are its rounds and stay 20.
 # --kernel K: boot only K (baseline or patched); default both.
+# --report: boot nothing; print the tables of DIR/results.tsv again (all
+#   its kernels), e.g. of a run cut short after one kernel's boot.
 # --out DIR: where results go (default build/bench-guest): results.tsv
 #   (experiment, kernel, scenario, key, value; one measured value a line),
 #   tables.txt (what this prints) and logs/NAME-KERNEL.log (the serial
@@ -33,11 +36,12 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 all="active softlimit numa thp reclaim"
 # Run by bench/run.sh (BENCH_RESULTS set): results in its directory, and
 # results.tsv also as its guest.tsv.
-quick=0 out=${BENCH_RESULTS:+$BENCH_RESULTS/guest} names=() rounds= kernels="baseline patched"
+quick=0 out=${BENCH_RESULTS:+$BENCH_RESULTS/guest} names=() rounds= kernels="baseline patched" report=0
 out=${out:-$repo/build/bench-guest}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1; shift ;;
+	--report) report=1; shift ;;
 	--out) out=$2; shift 2 ;;
 	--rounds)
 		case ${2:-} in
@@ -94,13 +98,22 @@ export MEMCTL_GUEST_BIN=${MEMCTL_BENCH_GUEST_BIN:-$out/bin}
 mkdir -p "$out/logs" || exit 2
 results=$out/results.tsv
 tables=$out/tables.txt
-printf 'experiment\tkernel\tscenario\tkey\tvalue\n' > "$results"
-: > "$tables"
 say() { echo "$*" | tee -a "$tables"; }
+if [ $report = 1 ]; then
+	[ -s "$results" ] || { echo "guest.sh: no $results to report" >&2; exit 2; }
+	kernels=$(awk -F'\t' 'NR > 1 { print $2 }' "$results" | sort -u | tr '\n' ' ')
+	kernels=${kernels% }
+	: > "$tables"
+	say "memctl guest benchmarks: the tables of $results (kernels: $kernels), $(date -u '+%Y-%m-%d %H:%M UTC')"
+	say "(the measuring run's mode, rounds, date and load are in the output it printed)"
+else
+	printf 'experiment\tkernel\tscenario\tkey\tvalue\n' > "$results"
+	: > "$tables"
 
 say "memctl guest benchmarks, $([ $quick = 1 ] && echo quick || echo full) mode, $([ -n "$rounds" ] && echo "$rounds rounds" || echo "each script's quick rounds"), $(date -u '+%Y-%m-%d %H:%M UTC')"
 say "host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); guest: QEMU TCG, 2 vCPUs, 2 NUMA nodes x 512M, zram swap 256M"
 say "memctl: $memctl ($(cd "$repo" && git rev-parse --short HEAD 2>/dev/null)$(cd "$repo" && git diff --quiet HEAD 2>/dev/null || echo +changes))"
+fi
 
 # bzimage KERNEL: the cached kernel image when it is built already; else
 # kernel/build.sh builds it. A cached image is booted with --kernel, so a
@@ -246,7 +259,7 @@ spread() {
 }
 
 for name in "${names[@]}"; do
-	for k in $kernels; do boot "$name" "$k"; done
+	[ $report = 1 ] || for k in $kernels; do boot "$name" "$k"; done
 	case $name in
 	active)
 		table active "a working-set job beside N streamers under one parent limit (x = ratio to alone)" \

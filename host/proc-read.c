@@ -38,23 +38,51 @@ static ssize_t read_proc(const char *path, char *buf, size_t len)
 	return got;
 }
 
-int mc_host_pressure(const char *path, struct mc_psi *ret)
+/* The PSI text in buf (n bytes read from a buffer of size bytes) as *ret. */
+static int pressure_parse(const char *buf, size_t n, size_t size, struct mc_psi *ret)
 {
-	char buf[512];
 	struct mc_psi p = { 0 };
-	ssize_t n = read_proc(path ? path : "/proc/pressure/memory", buf, sizeof(buf));
 	int r;
 
-	if (n < 0)
-		return (int)n;
-	if ((size_t)n + 1 >= sizeof(buf))
+	if (n + 1 >= size)
 		return -EINVAL;   /* longer than two PSI lines can be */
-	if ((r = mc_parse_psi(buf, (size_t)n, &p)) < 0)
+	if ((r = mc_parse_psi(buf, n, &p)) < 0)
 		return r;
 	if (!p.valid)
 		return -EINVAL;
 	*ret = p;
 	return 0;
+}
+
+int mc_host_pressure(const char *path, struct mc_psi *ret)
+{
+	char buf[512];
+	ssize_t n = read_proc(path ? path : "/proc/pressure/memory", buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	return pressure_parse(buf, (size_t)n, sizeof(buf), ret);
+}
+
+int mc_host_pressure_kept(int *fd, struct mc_psi *ret)
+{
+	char buf[512];
+	ssize_t n;
+	int r;
+
+	if (*fd < 0 && (*fd = open("/proc/pressure/memory", O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	/* a seq_file: a read at offset 0 makes the text afresh */
+	while ((n = pread(*fd, buf, sizeof(buf) - 1, 0)) < 0 && errno == EINTR)
+		;
+	if (n >= 0)
+		buf[n] = '\0';
+	r = n < 0 ? -errno : pressure_parse(buf, (size_t)n, sizeof(buf), ret);
+	if (r < 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	return r;
 }
 
 int mc_parse_proc_status(const char *text, uint64_t *ret_rss, uint64_t *ret_swap)

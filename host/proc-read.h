@@ -22,6 +22,14 @@
  */
 int mc_host_pressure(const char *path, struct mc_psi *ret);
 
+/*
+ * The same from /proc/pressure/memory through *fd: opened at the first call
+ * (*fd < 0) and kept there for the next ones, which cost one pread each
+ * (a screen reads it every refresh); the caller closes *fd. On an error
+ * *fd is closed and -1, so the next call opens the file again.
+ */
+int mc_host_pressure_kept(int *fd, struct mc_psi *ret);
+
 struct mc_proc {
 	long pid;
 	char comm[32];        /* /proc/PID/comm (the kernel's 16 bytes at most) */

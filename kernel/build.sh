@@ -48,8 +48,9 @@ ensure_packages() {
 	[ ${#missing[@]} -eq 0 ] && return 0
 	if [ "$install" = 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 		log "installing ${missing[*]}"
-		if ! { DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" ||
-		       { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"; }; } >&2; then
+		if ! { DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q "${missing[@]}" ||
+		       { apt-get -o DPkg::Lock::Timeout=600 update -q &&
+			 DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q "${missing[@]}"; }; } >&2; then
 			log "cannot install ${missing[*]}"
 			exit 77
 		fi

@@ -1,13 +1,14 @@
 /*
  * The live source of the read model: the host's subtree reader for the
  * structure and the values, cgroup.procs for task counts, and
- * /proc/pressure/memory. Rates come from the model's own previous read
+ * /proc/pressure/memory (kept open: one pread a refresh). Rates come from the model's own previous read
  * and the daemons' decisions from the state directory (no prev and no
  * daemons op).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "proc-read.h"
 #include "source.h"
@@ -16,6 +17,7 @@ struct live {
 	struct top_source s;      /* first: the model holds a pointer to it */
 	struct mc_host *h;
 	struct mc_subtree *rd;
+	int psi_fd;               /* /proc/pressure/memory, kept open; -1: not yet */
 };
 
 static struct live *live_of(const struct top_source *s)
@@ -57,7 +59,7 @@ static int live_tasks(struct top_source *s, size_t i, size_t *ret)
 
 static int live_host_psi(struct top_source *s, struct mc_psi *ret)
 {
-	return mc_host_pressure(NULL, ret);
+	return mc_host_pressure_kept(&live_of(s)->psi_fd, ret);
 }
 
 static double live_wall(const struct top_source *s)
@@ -70,6 +72,8 @@ static double live_wall(const struct top_source *s)
 
 static void live_free(struct top_source *s)
 {
+	if (live_of(s)->psi_fd >= 0)
+		close(live_of(s)->psi_fd);
 	mc_subtree_free(live_of(s)->rd);
 	free(s);
 }
@@ -100,6 +104,7 @@ int top_source_live(struct mc_host *h, const char *parent, struct top_source **r
 		return r;
 	}
 	l->h = h;
+	l->psi_fd = -1;
 	l->s.ops = &live_ops;
 	l->s.caps = *mc_host_caps(h);
 	l->s.psi = st->psi;

@@ -22,11 +22,12 @@ if [ "$T_VERSION" = 1 ]; then
 else
 	usage_f=memory.current limit_f=memory.max anon_key=anon
 fi
-rec_pid= hog_pid=
+rec_pid= hog_pid= sleeper=
 stop_all() {
 	[ -n "$hog_pid" ] && { kill -CONT "$hog_pid"; kill "$hog_pid"; wait "$hog_pid"; } 2>/dev/null
 	[ -n "$rec_pid" ] && { kill "$rec_pid"; wait "$rec_pid"; } 2>/dev/null
-	hog_pid= rec_pid=
+	[ -n "$sleeper" ] && { kill "$sleeper"; wait "$sleeper"; } 2>/dev/null
+	hog_pid= rec_pid= sleeper=
 	cleanup
 }
 trap stop_all EXIT
@@ -182,10 +183,17 @@ mc record -p "self/$P" --dir "$S" --retain 1x -n 1 2> "$T_TMP/err"; check_rc $? 
 # test never reads t's cgroup.procs itself (an open would refresh the
 # kernel's list): where the process is, /proc/PID/cgroup says.
 mkdir "$T_DIR/$P/t"
-tasks_at() { # SAMPLE: t's task count in the SAMPLE-th sample
-	mc dump --dir "$S" --groups t | awk -F, -v g="$BASE/t" -v k="$1" '$2 == g && $3 == "tasks" { if (++n == k) print $4 }'
+tasks_at() { # SAMPLE...: t's task count in each SAMPLE-th sample, on one line
+	mc dump --dir "$S" --groups t | awk -F, -v g="$BASE/t" -v w="$*" '
+		BEGIN { n = split(w, k, " ") }
+		$2 == g && $3 == "tasks" { c++; for (i = 1; i <= n; i++) if (k[i] == c) v[i] = $4 }
+		END { for (i = 1; i <= n; i++) printf "%s%s", (i > 1 ? " " : ""), v[i]; print "" }'
 }
-for ival in 100ms 2500ms; do
+# (v1: below 2 s the file is opened afresh each sample, from 2 s on the kept
+# descriptor is read; v2 reads the kept descriptor at any interval)
+ivals=$IVAL
+[ "$T_VERSION" = 1 ] && ivals="$IVAL 2500ms"
+for ival in $ivals; do
 	S=$T_TMP/tasks-$ival
 	"$MEMCTL" record -p "self/$P" --dir "$S" --interval "$ival" 2> "$T_TMP/rec.log" &
 	rec_pid=$!
@@ -197,11 +205,12 @@ for ival in 100ms 2500ms; do
 	n=$(( $(samples) + 2 ))
 	wait_samples $n || fail "$ival: no samples after the move"
 	kill $sleeper; wait $sleeper 2> /dev/null
+	sleeper=
 	m=$(( $(samples) + 2 ))
 	wait_samples $m || fail "$ival: no samples after the exit"
 	kill "$rec_pid"; wait "$rec_pid"
 	rec_pid=
-	check_eq "$(tasks_at $n) $(tasks_at $m)" "1 0" \
+	check_eq "$(tasks_at $n $m)" "1 0" \
 		"$ival: t's task count after a process moved in, and after it exited"
 done
 summary
