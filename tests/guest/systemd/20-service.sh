@@ -134,8 +134,11 @@ if memctl --version | grep -q 'fault injection'; then
 	check "journal: ExecStartPre rolled the journal back" wait_until 20 logged 6 "rolled back"
 	limits_applied "after the restart"
 	check "no journal left once the restarted run applied" wait_until 20 test ! -e /run/memctl/journal
-	out=$(memctl rollback 2>&1)
+	# memctl run holds the lock during its intervals: a rollback may first
+	# say that it waits for it
+	out=$(memctl rollback 2>&1 | grep -v "^memctl: waiting for the lock in ")
 	check "memctl rollback: nothing to roll back" test "$out" = "nothing to roll back"
+	[ "$out" = "nothing to roll back" ] || say "memctl rollback said: $out"
 	check "journal: the SIGKILL as systemd saw it" \
 		eval 'journalctl -u $svc --no-pager | grep -q "status=9/KILL"'
 	systemctl stop $svc
