@@ -887,6 +887,34 @@ static unsigned settled_of(const struct mc_decisions *d, const char *group, enum
 }
 
 /*
+ * Decides one interval of p on s (freed here) and returns the value set for
+ * group's knob k (0: none); *ret_why (may be NULL) gets a copy of its
+ * reason, *ret_settled (may be NULL) the intervals the engine reports that
+ * knob converged after (0: not reported this interval).
+ */
+static uint64_t decided(struct mc_policy *pol, const struct mc_profile *p, struct mc_snapshot *s,
+			const struct mc_caps *caps, const char *group, enum mc_knob k,
+			char **ret_why, unsigned *ret_settled)
+{
+	struct mc_decisions d;
+	uint64_t v = 0;
+
+	if (mc_policy_decide(pol, p, s, caps, &d, NULL) < 0)
+		abort();
+	for (size_t i = 0; i < d.n_set; i++)
+		if (strcmp(d.set[i].group, group) == 0 && d.set[i].knob == k) {
+			v = d.set[i].value;
+			if (ret_why)
+				*ret_why = strdup(d.set[i].reason);
+		}
+	if (ret_settled)
+		*ret_settled = settled_of(&d, group, k);
+	mc_decisions_free(&d);
+	mc_snapshot_free(s);
+	return v;
+}
+
+/*
  * One interval of a job re-reading its 64M (usage 66M) below a 1G parent,
  * with active_file active, pgactivate activations so far (v2; 0: the v1
  * snapshot, which has none) and memory.low live (v2). Returns the decided
@@ -907,25 +935,16 @@ static uint64_t ws_interval(struct mc_policy *pol, bool v2, uint64_t active, uin
 	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
 				.numa = MC_NUMA_OFF, .groups = g, .n_groups = 1 };
 	struct mc_snapshot s;
-	struct mc_decisions d;
-	uint64_t low = 0;
+	uint64_t low;
 
 	if (!v2)
 		rows[1].raw[MC_KNOB_LOW] = NA;
 	spec_init(&g[0], "job");
 	g[0].protect = MC_PROTECT_ACTIVE;
 	snap_build(&s, rows, N(rows), 1 * G);
-	if (mc_policy_decide(pol, &p, &s, v2 ? &caps_v2 : &caps_v1, &d, NULL) < 0)
-		abort();
-	for (size_t i = 0; i < d.n_set; i++)
-		if (strcmp(d.set[i].group, "job") == 0 && d.set[i].knob == MC_KNOB_LOW)
-			low = d.set[i].value;
+	low = decided(pol, &p, &s, v2 ? &caps_v2 : &caps_v1, "job", MC_KNOB_LOW, NULL, ret_settled);
 	if (mc_policy_working_set(pol, "job", ret_est) < 0)
 		abort();
-	if (ret_settled)
-		*ret_settled = settled_of(&d, "job", MC_KNOB_LOW);
-	mc_decisions_free(&d);
-	mc_snapshot_free(&s);
 	return low;
 }
 
@@ -1194,26 +1213,12 @@ static uint64_t v1_interval(struct mc_policy *pol, uint64_t live_cap, uint64_t w
 	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
 				.numa = MC_NUMA_OFF, .groups = g, .n_groups = 2 };
 	struct mc_snapshot s;
-	struct mc_decisions d;
-	uint64_t cap = 0;
 
 	spec_init(&g[0], "ws");
 	g[0].protect = MC_PROTECT_ACTIVE;
 	spec_init(&g[1], "stream");
 	snap_build(&s, rows, N(rows), 192 * M);
-	if (mc_policy_decide(pol, &p, &s, &caps_v1, &d, NULL) < 0)
-		abort();
-	for (size_t i = 0; i < d.n_set; i++)
-		if (strcmp(d.set[i].group, "stream") == 0 && d.set[i].knob == MC_KNOB_MAX) {
-			cap = d.set[i].value;
-			if (ret_why)
-				*ret_why = strdup(d.set[i].reason);
-		}
-	if (ret_settled)
-		*ret_settled = settled_of(&d, "stream", MC_KNOB_MAX);
-	mc_decisions_free(&d);
-	mc_snapshot_free(&s);
-	return cap;
+	return decided(pol, &p, &s, &caps_v1, "stream", MC_KNOB_MAX, ret_why, ret_settled);
 }
 
 /*
