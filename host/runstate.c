@@ -316,7 +316,15 @@ static int parse_opt_size(const char *f, bool *ret_valid, uint64_t *ret)
 	return *ret_valid ? parse_size(f, ret) : 0;
 }
 
-/* A non-negative decimal with an optional fraction ("12", "12.345"). */
+/*
+ * Seconds (times since the epoch, durations) are at most 1e11, about 3000
+ * years: the writer prints them with "%.3f" or "%.6f", and every value up
+ * to this bound prints in at most 19 characters that read back below it.
+ * A larger number would parse here but print in a form the reader refuses.
+ */
+#define SECONDS_MAX 1e11
+
+/* A non-negative decimal with an optional fraction ("12", "12.345"), at most SECONDS_MAX. */
 static int parse_seconds(const char *f, double *ret)
 {
 	const char *p = f;
@@ -336,7 +344,7 @@ static int parse_seconds(const char *f, double *ret)
 	if (*p || p - f > 32)
 		return -EINVAL;
 	*ret = strtod(f, &end);
-	return end == p ? 0 : -EINVAL;
+	return end == p && *ret <= SECONDS_MAX ? 0 : -EINVAL;
 }
 
 static int parse_int(const char *f, long max, long *ret)

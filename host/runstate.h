@@ -38,7 +38,8 @@
  *   error  TEXT
  *   end
  *
- * Values are decimal bytes, "max" for no limit. A reader treats the file
+ * Values are decimal bytes, "max" for no limit; seconds (UNIXTIME,
+ * DURATION_S, SUM_S) are decimals of at most 1e11. A reader treats the file
  * as untrusted input: see mc_runstate_read.
  */
 

@@ -127,6 +127,11 @@ static const struct {
 	{ "memctl-run-state\t1\npid\t1\nparent\t/\nreclaim\t/x\tp\t1\t1\t99999\tr\nend\n", 4,
 	  "errno out of range" },
 	{ "memctl-run-state\t1\nparent\t/\nend\n", 4, "no pid" },
+	/* fuzz/runstate: a start time of 32 digits printed as 36 characters, which the reader refused */
+	{ "memctl-run-state\t1\npid\t1\nparent\t/\nstarted\t99999999999999999999999999999999\nend\n",
+	  4, "start time past 1e11 s" },
+	{ "memctl-run-state\t1\npid\t1\nparent\t/\ninterval\t1\t1\t100000000000.5\t0\nend\n", 4,
+	  "duration past 1e11 s" },
 };
 
 static void test_hostile(void)
