@@ -39,6 +39,9 @@
  *    ordering. On v2 a share whose reclaim would come back within the
  *    interval (the group refaulted more than it, and the kernel spares the
  *    siblings to be spared already) is left to the kernel: reclaim_futile.
+ *    And on v2 the split takes nobody below its soft limit (split_node):
+ *    the kernel protects it, and falls back to it itself under real
+ *    pressure.
  * 2. Active-set protection (protect: active). The working set is
  *    mc_ws_update over active_anon + active_file plus the bytes refaulted
  *    since the last interval (workingset_refault_* are page counts): it
@@ -961,6 +964,17 @@ static int split_node(struct build *b, size_t i)
 		 */
 		if (c->spec && c->spec->protect == MC_PROTECT_ACTIVE)
 			prot[k] = usage[k];
+		/*
+		 * On v2 a group below its soft limit is protected by the kernel
+		 * (memory.low, or the patch's soft-limit ordering), and under
+		 * real pressure the kernel falls back to it by itself when the
+		 * others yield nothing. memctl's reclaim is rooted at the group,
+		 * where neither applies, and serves a headroom or pressure demand
+		 * that nothing forces: it takes nobody below the soft limit.
+		 * (v1's limit reclaim spares nobody: there the fallback stays.)
+		 */
+		if (b->caps->ver == MC_CGV2 && soft[k] != MC_SIZE_MAX)
+			prot[k] = max64(prot[k], soft[k]);
 		stream[k] = c->streaming;
 		if (soft[k] != MC_SIZE_MAX && usage[k] > max64(soft[k], prot[k]))
 			excess += usage[k] - max64(soft[k], prot[k]);

@@ -1327,6 +1327,60 @@ static void test_v2_futile_reclaim(void)
 	}
 }
 
+/*
+ * A pressure demand that those above their soft limit cannot meet: /test
+ * (1G, far below it) has PSI some 50%, so it needs its headroom 20M back;
+ * b (soft limit 0) holds 2M, a (soft limit 128M) 30M. On v2 the kernel
+ * protects a below its soft limit, and nothing forces the 20M: memctl
+ * takes b's 2M and leaves a alone (a note says the rest is not there). On
+ * v1 memctl's reclaim is the ordering and falls back to a: 18M.
+ */
+static void test_v2_soft_floor(void)
+{
+	static const struct {
+		const char *name;
+		const struct mc_caps *caps;
+		const char *want;
+	} c[] = {
+		{ "v2", &caps_v2, "b 2M" },
+		{ "patched v2", &caps_v2p, "b 2M" },
+		{ "v1", &caps_v1, "a 18M; b 2M" },
+	};
+	struct mc_policy_config cfg = { .headroom = 20 * M, .cpus = 1 };
+
+	for (size_t i = 0; i < N(c); i++) {
+		bool v1 = c[i].caps->ver == MC_CGV1, file = v1 || c[i].caps->patched;
+		struct gdef rows[] = {
+			{ "", { 1 * G, UNL, 0, 0, NA, UNL }, 32 * M, { { 0 } }, { { { 0 } } }, 0, 50.0 },
+			{ "a", { UNL, UNL, v1 ? NA : 128 * M, 0, file ? 128 * M : NA, UNL }, 30 * M,
+			  { { 0 } }, { { { 0 } } }, 0, 0 },
+			{ "b", { UNL, UNL, v1 ? NA : 0, 0, file ? 0 : NA, UNL }, 2 * M, { { 0 } },
+			  { { { 0 } } }, 0, 0 },
+		};
+		struct mc_group_spec g[2];
+		struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+					.numa = MC_NUMA_OFF, .groups = g, .n_groups = 2 };
+		struct mc_policy *pol;
+		struct mc_snapshot s;
+		struct mc_decisions d;
+
+		spec_init(&g[0], "a");
+		g[0].knob[MC_KNOB_SOFT] = B(128 * M);
+		spec_init(&g[1], "b");
+		g[1].knob[MC_KNOB_SOFT] = B(0);
+		if (mc_policy_new(&cfg, &pol) < 0)
+			abort();
+		snap_build(&s, rows, N(rows), 1 * G);
+		if (mc_policy_decide(pol, &p, &s, c[i].caps, &d, NULL) < 0)
+			abort();
+		tap_eq_str(dec_str(&d, c[i].caps, true), c[i].want,
+			   "soft floor, %s: who gives the pressure demand", c[i].name);
+		mc_decisions_free(&d);
+		mc_snapshot_free(&s);
+		mc_policy_free(pol);
+	}
+}
+
 /* The patched kernel: soft limits are the kernel's, NUMA splits are enforced. */
 static void test_decide_v2_patched(void)
 {
@@ -2044,6 +2098,7 @@ int main(void)
 	test_v2_soft_low();
 	test_v2_soft_low_grows();
 	test_v2_futile_reclaim();
+	test_v2_soft_floor();
 	test_ws_in_use();
 	test_converge();
 	test_units();
