@@ -14,12 +14,7 @@
 # systemd does with the values (cgroup files, daemon-reload) is tested in
 # the systemd guest (tests/guest/systemd/50-units.sh).
 . "$(dirname "$0")/lib.sh"
-prereq_root
-prereq_memcg
-prereq_fault_injection
-command -v dbus-daemon > /dev/null || skip "no dbus-daemon (Debian's dbus-daemon package)"
-FAKE=${MEMCTL_BUILD_DIR:?}/tests/fake-systemd
-[ -x "$FAKE" ] || { echo "no $FAKE"; exit 1; }
+prereq_fake_systemd
 
 T_TMP=$(mktemp -d)
 bus_pid= fake_pid= ws_pid= run_pid=
@@ -31,28 +26,10 @@ stop_all() {
 	cleanup
 }
 trap stop_all EXIT
-cat > "$T_TMP/bus.conf" <<XML
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>custom</type>
-  <listen>unix:path=$T_TMP/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-XML
 # start_bus, start_fake: the private bus and the stand-in on it (both again
 # for the restart below; the address carries no guid, so that memctl can
 # connect to a new daemon at the same path)
-start_bus() {
-	dbus-daemon --config-file="$T_TMP/bus.conf" --fork --print-pid=4 4> "$T_TMP/pid" ||
-		{ echo "dbus-daemon did not start"; exit 1; }
-	bus_pid=$(cat "$T_TMP/pid")
-}
+start_bus() { private_bus_start; }
 start_fake() {
 	FAKE_SYSTEMD_CGROOT=$T_MOUNT "$FAKE" "$MEMCTL_TEST_SYSTEMD_BUS" "$T_TMP/log" db.service \
 		backup.service masked.service=masked old.service=old locked.service=refuse \
@@ -62,7 +39,6 @@ start_fake() {
 	line=
 	read -r -t 60 line < "$T_TMP/ready"
 }
-export MEMCTL_TEST_SYSTEMD_BUS=unix:path=$T_TMP/bus
 mkfifo "$T_TMP/ready"
 slice=$T_PREFIX.slice
 mkparent "$slice" && mkdir "$T_DIR/$slice/pg.service" "$T_DIR/$slice/batch.service" ||
