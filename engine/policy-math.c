@@ -519,3 +519,34 @@ void mc_numa_round_robin(size_t *next, const uint64_t *weight, size_t n, uint64_
 	ret[pos] += amount % unit;
 	*next = pos;
 }
+
+bool mc_soft_low_split(uint64_t room, const uint64_t *need, const uint64_t *have, size_t n,
+		       uint64_t page, uint64_t *ret)
+{
+	uint64_t sum_need = 0, sum_have = 0, spare;
+	u128 gap = 0;
+
+	if (!page)
+		page = 4096;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = have[i] < need[i] ? have[i] : need[i];
+
+		sum_need = sat_add(sum_need, need[i]);
+		sum_have = sat_add(sum_have, h);
+		gap += need[i] - h;
+	}
+	if (sum_need <= room) {
+		for (size_t i = 0; i < n; i++)
+			ret[i] = need[i];
+		return true;
+	}
+	spare = sum_have < room ? room - sum_have : 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = have[i] < need[i] ? have[i] : need[i];
+		/* gap 0: every child holds all it claims, and the haves exceed room */
+		uint64_t share = gap ? (uint64_t)((u128)spare * (need[i] - h) / gap) : 0;
+
+		ret[i] = h + (share - share % page);
+	}
+	return false;
+}

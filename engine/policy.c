@@ -31,9 +31,12 @@
  *    cannot give is reported as a note.
  *    Soft limits on the host: v1 and the patched kernel have a file, which
  *    the planner writes from the profile. Stock v2 has none: a group with a
- *    soft limit gets memory.low = max(profile low, min(soft limit, usage)),
- *    so the kernel keeps it below its soft limit while the proactive
- *    reclaims above take the ordering.
+ *    soft limit gets memory.low = max(profile low, protection, its soft
+ *    limit), the soft limit bounded so that the lows of a parent's children
+ *    claim no more than the parent's limit (soft_lows says why, in v2's
+ *    effective-low terms), so the kernel keeps it below its soft limit from
+ *    the first interval while the proactive reclaims above take the
+ *    ordering.
  * 2. Active-set protection (protect: active). The working set is
  *    mc_ws_update over active_anon + active_file plus the bytes refaulted
  *    since the last interval (workingset_refault_* are page counts): it
@@ -60,15 +63,16 @@
  *    may not exceed their parent's).
  *    Deadband: every value a policy derives from sizes that move between
  *    intervals - a v1 cap (and the caps of the groups below it, which
- *    follow it), memory.low from a working set or from the usage a stock
- *    v2 soft limit protects up to - is rewritten only when it moves by
- *    more than mc_deadband of its live value (1%, at least 1 MiB), except
- *    a cap that must come down while the parent is above limit - headroom;
- *    the room the caps leave for the deadband keeps a cap that lags below
- *    that line, so a steady workload sees no write and no demand reclaim
- *    at all. The other derived values (THP's high, protect: SIZE, the
- *    protect switch) are functions of the profile and the live limits
- *    alone and do not move while those stay. A v1 reclaim lowers a limit
+ *    follow it), memory.low from a working set or from a stock v2 soft
+ *    limit's share of an over-claimed parent limit (which follows the
+ *    usages) - is rewritten only when it moves by more than mc_deadband of
+ *    its live value (1%, at least 1 MiB), except a cap that must come down
+ *    while the parent is above limit - headroom; the room the caps leave
+ *    for the deadband keeps a cap that lags below that line, so a steady
+ *    workload sees no write and no demand reclaim at all. The other derived
+ *    values (THP's high, protect: SIZE, a stock soft limit's low that fits
+ *    its parent, the protect switch) are functions of the profile and the
+ *    live limits alone and do not move while those stay. A v1 reclaim lowers a limit
  *    for a moment, but only when usage is within the headroom of it.
  *    With memctl's kernel patch, memory.reclaim_protect_active is set in
  *    the group and its profile ancestors too (protect_switches).
@@ -188,6 +192,11 @@ struct node {
 	bool ws_capped;
 	uint64_t protect;                  /* floor for reclaim */
 	uint64_t soft;                     /* MC_SIZE_MAX: none */
+	/* stock v2: the memory.low its soft limit gives (soft_lows) */
+	bool soft_low_set;
+	uint64_t soft_low;
+	bool soft_shared;                  /* a share of the parent's limit: moves with usage */
+	uint64_t soft_room;                /* that limit */
 	uint64_t high;                     /* final high, MC_SIZE_MAX: none */
 	uint64_t max;                      /* own max (profile, else live) */
 	/* the THP high setting */
@@ -1040,6 +1049,124 @@ static char *ws_text(const struct build *b, const struct node *nd)
 	return xcat(why, ")");
 }
 
+/* A stock v2 soft limit: a profile soft limit and no file for it on a v2 host with memory.low. */
+static bool stock_soft(const struct build *b, const struct node *nd)
+{
+	return b->caps->ver == MC_CGV2 && b->caps->file[MC_KNOB_LOW] &&
+	       !b->caps->file[MC_KNOB_SOFT] && nd->wanted[MC_KNOB_SOFT] &&
+	       nd->want[MC_KNOB_SOFT] != MC_SIZE_MAX;
+}
+
+/*
+ * The protection of node c that is not its soft limit's: its working set
+ * or protect: SIZE, the profile's low, and where no policy decides its low
+ * the live one (someone else's, which memctl leaves in place).
+ */
+static uint64_t fixed_low(const struct node *c)
+{
+	uint64_t v = is_protected(c) ? c->protect : 0;
+
+	if (c->wanted[MC_KNOB_LOW])
+		v = max64(v, c->want[MC_KNOB_LOW]);
+	else if (!is_protected(c) && !c->wanted[MC_KNOB_SOFT] && c->g->raw_valid[MC_KNOB_LOW])
+		v = max64(v, c->g->raw[MC_KNOB_LOW]);
+	return v;
+}
+
+/*
+ * Stock v2 soft limits of node i's children as memory.low (the
+ * "soft-limit ordering" of docs/ARCHITECTURE.md). Why the soft limit and
+ * not the usage below it: a low above usage costs nothing in the kernel.
+ * For the children of the group whose limit reclaims (here i), the kernel
+ * takes each child's low as its effective low unchanged, and a child whose
+ * usage is within it is skipped whole; further down, effective low splits
+ * a parent's protection by the protected usage, min(usage, low), so an
+ * unused claim is left to the siblings. A low that follows the usage
+ * instead trails a growing job by an interval, and everything the job
+ * charged since is unprotected against i's limit reclaim meanwhile.
+ * Why bounded: the reclaim root's children's lows are not scaled, so lows
+ * that claim more than i's limit all hold until i is full; then nothing is
+ * unprotected, the kernel retries ignoring every low, and takes from all of
+ * them alike. So the protections of i's children claim at most i's limit
+ * (and its own max, which this plan may lower): when they fit, each
+ * soft-limited child is protected up to its soft limit (capped by that
+ * limit) from the first interval; when they do not, each keeps what it
+ * holds below its soft limit and a share of the rest (mc_soft_low_split),
+ * which moves with the usages and so is subject to the deadband.
+ * Reclaim rooted above i (an ancestor's limit, the host's) sees a child's
+ * low only as far as i's own low passes protection down, which memctl does
+ * not raise for a soft limit. Returns 0 or -ENOMEM.
+ */
+static int soft_lows(struct build *b, size_t i)
+{
+	struct node *nd = &b->n[i];
+	uint64_t room = i ? min64(nd->limit, nd->max) : nd->limit;
+	uint64_t *need, *have, *ret;
+	size_t m = nd->n_kids, k = 0, n_soft = 0;
+	bool fits;
+
+	for (size_t j = i + 1; j < b->len; j++)
+		n_soft += b->n[j].parent == i && stock_soft(b, &b->n[j]);
+	if (!n_soft)
+		return 0;
+	need = calloc(3 * m, sizeof(*need));
+	if (!need)
+		return -ENOMEM;
+	have = need + m;
+	ret = need + 2 * m;
+	for (size_t j = i + 1; j < b->len && k < m; j++) {
+		const struct node *c = &b->n[j];
+		uint64_t fixed;
+
+		if (c->parent != i)
+			continue;
+		fixed = fixed_low(c);
+		need[k] = have[k] = fixed;
+		if (stock_soft(b, c)) {
+			uint64_t claim = min64(min64(c->want[MC_KNOB_SOFT], room),
+					       min64(c->high, c->max));
+
+			need[k] = max64(fixed, claim);
+			have[k] = max64(fixed, c->usage_valid ? min64(claim, page_up(c->usage, b->page)) : 0);
+		}
+		k++;
+	}
+	fits = mc_soft_low_split(room, need, have, m, b->page, ret);
+	k = 0;
+	for (size_t j = i + 1; j < b->len && k < m; j++) {
+		struct node *c = &b->n[j];
+
+		if (c->parent != i)
+			continue;
+		if (stock_soft(b, c)) {
+			c->soft_low_set = true;
+			/* fits: the soft limit itself; node_low's clamps say what bounds it */
+			c->soft_low = fits ? min64(c->want[MC_KNOB_SOFT], room) : ret[k];
+			c->soft_shared = !fits;
+			c->soft_room = room;
+		}
+		k++;
+	}
+	free(need);
+	return 0;
+}
+
+/* Why a stock v2 soft limit gives node nd the low soft_lows decided. NULL: no memory. */
+static char *soft_text(const struct build *b, const struct node *nd)
+{
+	const char *p = subject(b, &b->n[nd->parent]);
+	uint64_t soft = nd->want[MC_KNOB_SOFT];
+
+	if (nd->soft_shared)
+		return mc_asprintf("protects %s of its soft limit %s at usage %s: the protections below '%s' claim more than its limit %s, so each keeps what it holds below them and a share of the rest (stock v2 has no memory.soft_limit)",
+				   S(nd->soft_low).s, S(soft).s, S(nd->usage).s, p, S(nd->soft_room).s);
+	if (soft > nd->soft_room)
+		return mc_asprintf("protects up to its soft limit %s, bounded by the limit %s of '%s' (stock v2 has no memory.soft_limit)",
+				   S(soft).s, S(nd->soft_room).s, p);
+	return mc_asprintf("protects up to its soft limit %s (stock v2 has no memory.soft_limit)",
+			   S(soft).s);
+}
+
 /*
  * v2: memory.low from the working set, protect: SIZE and the stock soft limit.
  * It is long because it is one chain (protection, soft limit, profile low,
@@ -1048,8 +1175,6 @@ static char *ws_text(const struct build *b, const struct node *nd)
  */
 static int node_low(struct build *b, struct node *nd)
 {
-	bool stock_soft = b->caps->file[MC_KNOB_SOFT] == NULL && nd->wanted[MC_KNOB_SOFT] &&
-			  nd->want[MC_KNOB_SOFT] != MC_SIZE_MAX;
 	const struct mc_group_snap *g = nd->g;
 	/* The profile's low, else the live one: a lowered high must not leave it above. */
 	uint64_t prof = nd->wanted[MC_KNOB_LOW] ? nd->want[MC_KNOB_LOW]
@@ -1072,19 +1197,15 @@ static int node_low(struct build *b, struct node *nd)
 		if (!why)
 			return -ENOMEM;
 	}
-	if (stock_soft) {
-		uint64_t sv = min64(nd->want[MC_KNOB_SOFT], nd->usage);
-
-		if (!why || sv > v) {
-			free(why);
-			v = sv;
-			moves = true;
-			policy = MC_POLICY_SOFT_LIMIT;
-			why = mc_asprintf("protects up to its soft limit %s at usage %s (stock v2 has no memory.soft_limit)",
-					S(nd->want[MC_KNOB_SOFT]).s, S(nd->usage).s);
-			if (!why)
-				return -ENOMEM;
-		}
+	if (nd->soft_low_set && (!why || nd->soft_low > v)) {
+		free(why);
+		v = nd->soft_low;
+		/* only a share of the parent's limit moves (with the usages) */
+		moves = nd->soft_shared;
+		policy = MC_POLICY_SOFT_LIMIT;
+		why = soft_text(b, nd);
+		if (!why)
+			return -ENOMEM;
 	}
 	if (!why && !(prof > top))
 		return 0;
@@ -1118,9 +1239,9 @@ static int node_low(struct build *b, struct node *nd)
 	}
 	v = page_down(v, b->page);
 	/*
-	 * A working set, and the usage a stock soft limit protects up to, move
-	 * a little every interval: memory.low follows them only beyond the
-	 * deadband. (It is no limit that can be hit: a group's usage is above
+	 * A working set, and a stock soft limit's share of a parent's limit
+	 * claimed beyond it (which follows the usages), move a little every
+	 * interval: memory.low follows them only beyond the deadband. (It is no limit that can be hit: a group's usage is above
 	 * its low nearly always, so that cannot be the sign of urgency it is
 	 * for a cap.) A clamp or the profile's own value is written exactly.
 	 */
@@ -1641,6 +1762,9 @@ static int decide(struct build *b)
 			if (b->n[i].n_kids && (r = v1_caps(b, i)) < 0)
 				return r;
 
+	for (size_t i = 0; i < b->len; i++)
+		if (b->n[i].n_kids && (r = soft_lows(b, i)) < 0)
+			return r;
 	if ((r = push_settings(b)) < 0)
 		return r;
 

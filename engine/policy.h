@@ -313,4 +313,19 @@ uint64_t mc_policy_headroom(uint64_t limit, uint64_t cfg_headroom, uint64_t page
 uint64_t mc_sibling_cap(uint64_t limit, uint64_t protected_bytes, uint64_t headroom,
 			uint64_t own_max, uint64_t page);
 
+/*
+ * Stock cgroup v2 soft limits as memory.low: the lows of the children of
+ * one parent, whose protections together may claim at most room (the
+ * parent's limit). need[i] is what child i claims (its soft limit, bounded
+ * by room and its own high and max; or its other protection), have[i] what
+ * it holds of that now (usage below the soft limit; values above need[i]
+ * count as need[i]). When the needs fit room, ret[i] = need[i] and the
+ * result is true. Otherwise ret[i] = have[i] plus a share of what room
+ * leaves beyond the haves, in proportion to need[i] - have[i], the share
+ * rounded down to page (0: 4096), so sum(ret) <= room; when the haves alone
+ * exceed room, ret[i] = have[i]. Returns false then. Writes ret[0..n).
+ */
+bool mc_soft_low_split(uint64_t room, const uint64_t *need, const uint64_t *have, size_t n,
+		       uint64_t page, uint64_t *ret);
+
 #endif
