@@ -19,8 +19,12 @@
  *   gen DIR DAYS STEP G [K]  a synthetic store of DAYS days of samples STEP
  *                         seconds apart, G groups each, counters that move
  *                         like a busy host's (written through the writer)
- *   open DIR N            N rounds of mc_store_open + mc_store_seek to a
- *                         pseudo-random time + close: wall and CPU µs
+ *   open DIR N [TIME]     N rounds of mc_store_open + mc_store_seek to a
+ *                         pseudo-random time (or TIME, unix seconds) +
+ *                         close: wall and CPU µs
+ *   evict FILE...         the files (a shard's) written back and dropped
+ *                         from the page cache (posix_fadvise), for a cold
+ *                         open
  *   step DIR N            seek to a pseudo-random time, then N rounds of
  *                         mc_store_next (mc_store_prev at the end): µs each
  *   schemes DIR           every record of the store decompressed, then
@@ -31,10 +35,12 @@
  *   corpus DIR OUT N      the first N raw payloads as fuzz seeds in OUT
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <zdict.h>
 #include <zstd.h>
 
@@ -223,7 +229,8 @@ static struct mc_store_reader *open_store(const char *dir)
 	return rd;
 }
 
-static int mode_open(const char *dir, int n)
+/* at < 0: pseudo-random times; else the time at (unix seconds) every round */
+static int mode_open(const char *dir, int n, double at)
 {
 	struct mc_hist_sample s = { 0 };
 	struct mc_store_reader *rd = open_store(dir);
@@ -236,7 +243,7 @@ static int mode_open(const char *dir, int n)
 	mc_store_close(rd);
 	printf("round\twall_us\tcpu_us\tgroups\n");
 	for (int i = 0; i < n; i++) {
-		double t = first + frand(&seed) * (last - first), w0 = wall_us(), c0 = cpu_us();
+		double t = at >= 0 ? at : first + frand(&seed) * (last - first), w0 = wall_us(), c0 = cpu_us();
 
 		rd = open_store(dir);
 		if ((r = mc_store_seek(rd, t, &s)) < 0)
@@ -244,6 +251,26 @@ static int mode_open(const char *dir, int n)
 		mc_store_close(rd);
 		printf("%d\t%.1f\t%.1f\t%zu\n", i, wall_us() - w0, cpu_us() - c0, s.n_groups);
 		mc_hist_sample_release(&s);
+	}
+	return 0;
+}
+
+/*
+ * Writes back and drops from the page cache each of the files (posix_fadvise
+ * on our own files: no kernel setting changes), so that the next open reads
+ * them from the disk.
+ */
+static int mode_evict(char **files, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int fd = open(files[i], O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (fd < 0)
+			bench_die(files[i], errno);
+		if (fdatasync(fd) < 0)
+			bench_die(files[i], errno);
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		close(fd);
 	}
 	return 0;
 }
@@ -461,8 +488,10 @@ int main(int argc, char **argv)
 	if ((argc == 6 || argc == 7) && strcmp(argv[1], "gen") == 0)
 		return mode_gen(argv[2], atof(argv[3]), atof(argv[4]), (size_t)atol(argv[5]),
 				argc == 7 ? (unsigned)atoi(argv[6]) : 0);
-	if (argc == 4 && strcmp(argv[1], "open") == 0)
-		return mode_open(argv[2], atoi(argv[3]));
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "open") == 0)
+		return mode_open(argv[2], atoi(argv[3]), argc == 5 ? atof(argv[4]) : -1);
+	if (argc >= 3 && strcmp(argv[1], "evict") == 0)
+		return mode_evict(argv + 2, argc - 2);
 	if (argc == 4 && strcmp(argv[1], "step") == 0)
 		return mode_step(argv[2], atoi(argv[3]));
 	if (argc == 3 && strcmp(argv[1], "schemes") == 0)
@@ -470,6 +499,6 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "corpus") == 0)
 		return mode_corpus(argv[2], argv[3], atoi(argv[4]));
 	fprintf(stderr, "usage: bench-record cost PARENT DIR N [GAP_MS] | gen DIR DAYS STEP GROUPS | "
-			"open DIR N | step DIR N | schemes DIR | corpus DIR OUT N\n");
+			"open DIR N [TIME] | evict FILE... | step DIR N | schemes DIR | corpus DIR OUT N\n");
 	return 2;
 }

@@ -16,35 +16,25 @@
 #     Rounds are --gap apart (default 2.1 s; a recorder samples every 5 s by
 #     default, and cgroup v1's task counts are read through a kept
 #     descriptor only 2 s after the last read, see host/subtree.c);
-#   - opening a time: mc_store_open + seek to a pseudo-random time + close
-#     in a generated store of 7 days at 5 s (120 960 samples), twice per
-#     round (open and open-aa, the A/A control);
+#   - opening a time (mc_store_open + seek to a pseudo-random time + close)
+#     in the recorded store; in a week-long store: bench/store-week.sh;
 #   - stepping: mc_store_next and mc_store_prev in the recorded store.
 #
-#   bench/record.sh [--quick] [--groups 1000] [--rounds 96] [--gap 2.1] [--gen-groups 100]
-#                   [--gen-days 7]
-#
-# --gen-groups and --gen-days size the generated store that "open a time"
-# is measured in (at 1000 groups, 7 days take about 15 minutes to generate
-# and 430 MB).
+#   bench/record.sh [--quick] [--groups 1000] [--rounds 96] [--gap 2.1]
 #
 # Medians with the first and third quartile over the rounds (bench/stats.sh);
-# p: two-sided Mann-Whitney test against the snapshot's (or open's) own
-# rounds. --quick runs tiny sizes to prove it still runs; it asserts nothing.
+# p: two-sided Mann-Whitney test against the snapshot's own rounds. --quick
+# runs tiny sizes to prove it still runs; it asserts nothing.
 . "$(dirname "$0")/lib.sh"
 prereq_root
 prereq_memcg
 B=$BUILD/bench/bench-record
 need_bin "$B"
 
-NGROUPS=1000 ROUNDS=96 GAP=2.1 GEN_GROUPS=100 GEN_DAYS=7 GEN_STEP=5 OPEN_ROUNDS=21 STEP_ROUNDS=200
-[ "$B_QUICK" = 1 ] && NGROUPS=20 ROUNDS=16 GAP=0 GEN_GROUPS=5 GEN_DAYS=0.05 OPEN_ROUNDS=3 STEP_ROUNDS=10
-parse_opts "[--groups 1000] [--rounds 96] [--gap 2.1] [--gen-groups 100] [--gen-days 7]" \
-	groups rounds gap gen-groups gen-days
-NGROUPS=${OPT_GROUPS:-$NGROUPS} ROUNDS=${OPT_ROUNDS:-$ROUNDS} GEN_GROUPS=${OPT_GEN_GROUPS:-$GEN_GROUPS}
-GEN_DAYS=${OPT_GEN_DAYS:-$GEN_DAYS}
-awk -v d="$GEN_DAYS" -v g="$GEN_GROUPS" 'BEGIN { exit !(d ~ /^[0-9]+(\.[0-9]+)?$/ && d > 0 && g ~ /^[1-9][0-9]*$/) }' ||
-	die "--gen-days takes days (7, 0.5) and --gen-groups a count of groups"
+NGROUPS=1000 ROUNDS=96 GAP=2.1 OPEN_ROUNDS=21 STEP_ROUNDS=200
+[ "$B_QUICK" = 1 ] && NGROUPS=20 ROUNDS=16 GAP=0 OPEN_ROUNDS=3 STEP_ROUNDS=10
+parse_opts "[--groups 1000] [--rounds 96] [--gap 2.1]" groups rounds gap
+NGROUPS=${OPT_GROUPS:-$NGROUPS} ROUNDS=${OPT_ROUNDS:-$ROUNDS}
 GAP=${OPT_GAP:-$GAP}
 GAP_MS=$(awk -v g="$GAP" 'BEGIN { if (g !~ /^[0-9]+(\.[0-9]+)?$/) exit 1; printf "%d", g * 1000 }') ||
 	die "--gap takes seconds (2.1)"
@@ -103,16 +93,6 @@ awk -F'\t' -v w="$WARM" 'NR > 1 && $1 >= w && $2 > 0 { print ($4 + $5) / $2 }' "
 	row "recording cost / snapshot CPU, everything counted" "<= 0.10" \
 		"task counts, /proc files and append over the snapshot; rounds ${GAP}s apart"
 
-"$B" gen "$T_TMP/week" "$GEN_DAYS" "$GEN_STEP" "$GEN_GROUPS" > "$BENCH_RESULTS/week.txt" ||
-	die "bench-record gen failed"
-samples=$(awk '{ print $2 }' "$BENCH_RESULTS/week.txt")
-for i in $(seq 1 "$OPEN_ROUNDS"); do
-	"$B" open "$T_TMP/week" 1 | awk -F'\t' 'NR == 2 { print $2 / 1000 }' >> "$T_TMP/open"
-	"$B" open "$T_TMP/week" 1 | awk -F'\t' 'NR == 2 { print $2 / 1000 }' >> "$T_TMP/open-aa"
-done
-read -r _ p < <(stats_mwu "$T_TMP/open-aa" "$T_TMP/open")
-row "open a time, ms (p: A/A, open-aa)" "<= 50" "$samples samples over $GEN_DAYS days, $GEN_GROUPS groups; a process a round" \
-	"$(printf %.3g "$p")" < "$T_TMP/open"
 "$B" open "$T_TMP/real" "$OPEN_ROUNDS" | awk -F'\t' 'NR > 1 { print $2 / 1000 }' |
 	row "open a time, ms, real store" - "$groups groups, $ROUNDS samples"
 "$B" step "$T_TMP/real" "$STEP_ROUNDS" > "$BENCH_RESULTS/step.raw" || die "bench-record step failed"
@@ -122,5 +102,5 @@ awk -F'\t' '$2 == "prev" { print $3 / 1000 }' "$BENCH_RESULTS/step.raw" |
 	row "step prev, ms" "<= 5" "$groups groups (decodes from the keyframe before)"
 table
 echo "value: median of the rounds (q1, q3 quartiles; n rounds); p: Mann-Whitney against the" \
-	"snapshot's (open's) own rounds, the A/A control. Bytes count data and index files."
+	"snapshot's own rounds (snapshot-aa: the A/A control). Bytes count data and index files."
 echo "results: $B_TSV"

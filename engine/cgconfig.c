@@ -849,6 +849,12 @@ static void memory_entry(struct conv *c, struct node *n, const struct entry *e)
 		    quote(val).s, name, why);
 		goto out;
 	}
+	if (mc_knob_info(k)->flag && (unlimited || bytes > 1)) {
+		/* a size suffix or "max" makes it more than a switch: the profile would refuse it */
+		add(c, c->errors, e->val.pos, n->path, "invalid value '%s' for %s: a switch is 0 or 1",
+		    quote(val).s, name);
+		goto out;
+	}
 	if (!unlimited && bytes > 0 && bytes < MC_SIZE_PAGE_MIN && !mc_knob_info(k)->flag) {
 		add(c, c->skipped, e->val.pos, n->path,
 		    "'%s' not converted: %s bytes is less than a page, which the kernel makes 0 "

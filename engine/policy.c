@@ -36,7 +36,12 @@
  *    claim no more than the parent's limit (soft_lows says why, in v2's
  *    effective-low terms), so the kernel keeps it below its soft limit from
  *    the first interval while the proactive reclaims above take the
- *    ordering.
+ *    ordering. On v2 a share whose reclaim would come back within the
+ *    interval (the group refaulted more than it, and the kernel spares the
+ *    siblings to be spared already) is left to the kernel: reclaim_futile.
+ *    And on v2 the split takes nobody below its soft limit (split_node):
+ *    the kernel protects it, and falls back to it itself under real
+ *    pressure.
  * 2. Active-set protection (protect: active). The working set is
  *    mc_ws_update over active_anon + active_file plus the bytes refaulted
  *    since the last interval (workingset_refault_* are page counts): it
@@ -959,6 +964,17 @@ static int split_node(struct build *b, size_t i)
 		 */
 		if (c->spec && c->spec->protect == MC_PROTECT_ACTIVE)
 			prot[k] = usage[k];
+		/*
+		 * On v2 a group below its soft limit is protected by the kernel
+		 * (memory.low, or the patch's soft-limit ordering), and under
+		 * real pressure the kernel falls back to it by itself when the
+		 * others yield nothing. memctl's reclaim is rooted at the group,
+		 * where neither applies, and serves a headroom or pressure demand
+		 * that nothing forces: it takes nobody below the soft limit.
+		 * (v1's limit reclaim spares nobody: there the fallback stays.)
+		 */
+		if (b->caps->ver == MC_CGV2 && soft[k] != MC_SIZE_MAX)
+			prot[k] = max64(prot[k], soft[k]);
 		stream[k] = c->streaming;
 		if (soft[k] != MC_SIZE_MAX && usage[k] > max64(soft[k], prot[k]))
 			excess += usage[k] - max64(soft[k], prot[k]);
@@ -1523,6 +1539,48 @@ static char *share_text(struct build *b, const struct node *nd)
 	return why;
 }
 
+/*
+ * Whether the kernel's limit reclaim of c's parent spares c as far as c is
+ * to be spared: a group to spare (protect:, or below its soft limit) is
+ * spared while its usage is within its live memory.low, or, below its soft
+ * limit on memctl's kernel patch, by the kernel's own soft-limit ordering;
+ * the other groups are reclaim targets anyway.
+ */
+static bool kernel_spares(const struct build *b, const struct node *c)
+{
+	bool below_soft = c->soft != MC_SIZE_MAX && c->usage <= c->soft;
+	const struct mc_group_snap *g = c->g;
+
+	if (!is_protected(c) && !below_soft)
+		return true;
+	if (!is_protected(c) && b->caps->file[MC_KNOB_SOFT])
+		return true;
+	return c->usage_valid && g->raw_valid[MC_KNOB_LOW] && c->usage <= g->raw[MC_KNOB_LOW];
+}
+
+/*
+ * A share of its parent's demand that memctl leaves to the kernel (v2):
+ * nd is above its soft limit, has no demand of its own (emulated high),
+ * refaulted at least its share since the last interval, and the kernel
+ * spares every sibling that is to be spared. Then what memctl took would
+ * be back within the interval (the groups below the parent need more than
+ * its limit, and it stays at its limit whatever memctl reclaims), the
+ * kernel's limit reclaim takes from nd first anyway, and memctl's reclaim
+ * would only add to nd's refaults and spend memctl's own CPU on the
+ * reclaim (measured: docs/BENCHMARKS-guest.md, soft-limit ordering). v1's
+ * limit reclaim spares nobody, so there memctl's reclaim is the ordering.
+ */
+static bool reclaim_futile(const struct build *b, const struct node *nd)
+{
+	if (b->caps->ver != MC_CGV2 || nd->emu || !nd->take || nd->soft == MC_SIZE_MAX ||
+	    !nd->usage_valid || nd->usage <= nd->soft || nd->refault_bytes < nd->take)
+		return false;
+	for (size_t j = 1; j < b->len; j++)
+		if (&b->n[j] != nd && b->n[j].parent == nd->parent && !kernel_spares(b, &b->n[j]))
+			return false;
+	return true;
+}
+
 static int node_reclaim(struct build *b, struct node *nd, char **numa_names)
 {
 	uint64_t raw = max64(nd->take, nd->emu), bytes;
@@ -1533,6 +1591,10 @@ static int node_reclaim(struct build *b, struct node *nd, char **numa_names)
 	/* A group with children gives through them (see demand_pass). */
 	if (nd->n_kids || !raw)
 		return 0;
+	if (reclaim_futile(b, nd))
+		return push_note(b, mc_asprintf("'%s' is left to the kernel's reclaim for its %s of the %s '%s' needs back: it refaulted %s since the last interval, so what memctl took would be back within the interval, and the groups beside it that are to be spared are spared by the kernel",
+					      nd->path, S(nd->take).s, S(b->n[nd->parent].demand).s,
+					      subject(b, &b->n[nd->parent]), S(nd->refault_bytes).s));
 	if (nd->take)
 		share = share_text(b, nd);
 	if (nd->emu)

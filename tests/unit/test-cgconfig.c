@@ -286,6 +286,12 @@ static const struct bad_case bad[] = {
 	{ "bad values, all reported",
 	  "group a { memory {\n memory.limit_in_bytes = max;\n memory.high = 1.5G;\n memory.min = 12X;\n} }\n", 0,
 	  { 2, 26, "invalid value 'max' for memory.limit_in_bytes: cgroup v1 takes -1" }, 3 },
+	/* fuzz/cgconfig: a switch given a size was converted, then refused by the profile parser */
+	{ "switch with a size",
+	  "group a { memory { memory.reclaim_protect_active = 1k; } }\n", 0,
+	  { 1, 52, "invalid value '1k' for memory.reclaim_protect_active: a switch is 0 or 1" }, 1 },
+	{ "switch at max", "group a { memory { memory.reclaim_protect_active = max; } }\n", 0,
+	  { 1, 52, "a switch is 0 or 1" }, 1 },
 	{ "memsw below the limit",
 	  "group a { memory { memory.limit_in_bytes = 2G; memory.memsw.limit_in_bytes = 1G; } }\n", 0,
 	  { 1, 48, "memory.memsw.limit_in_bytes (1G) is below memory.limit_in_bytes (2G)" }, 1 },

@@ -1239,6 +1239,148 @@ static void test_v2_soft_low_grows(void)
 	mc_policy_free(pol);
 }
 
+/*
+ * One interval of a (soft limit 128M, usage 80M, live memory.low a_low)
+ * beside b (soft limit 0, usage 47M, workingset_refault_anon counter
+ * b_refault pages) under /test's 128M at 127M, headroom 8M: /test needs 7M
+ * back, all of it b's (above its soft limit). Returns b's reclaimed bytes
+ * (0: none) and sets *ret_left when a note says b is left to the kernel.
+ */
+static uint64_t futile_interval(struct mc_policy *pol, const struct mc_caps *caps, uint64_t a_low,
+				uint64_t b_refault, bool *ret_left)
+{
+	bool v1 = caps->ver == MC_CGV1;
+	struct gdef rows[] = {
+		{ "", { 128 * M, UNL, 0, 0, NA, UNL }, 127 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "a", { UNL, UNL, v1 ? NA : a_low, 0, v1 || caps->patched ? UNL : NA, UNL }, 80 * M,
+		  { { "workingset_refault_anon", 0 } }, { { { 0 } } }, 0, 0 },
+		{ "b", { UNL, UNL, v1 ? NA : 0, 0, v1 || caps->patched ? 0 : NA, UNL }, 47 * M,
+		  { { "workingset_refault_anon", b_refault } }, { { { 0 } } }, 0, 0 },
+	};
+	struct mc_group_spec g[2];
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.numa = MC_NUMA_OFF, .groups = g, .n_groups = 2 };
+	struct mc_snapshot s;
+	struct mc_decisions d;
+	uint64_t got = 0;
+
+	spec_init(&g[0], "a");
+	g[0].knob[MC_KNOB_SOFT] = B(128 * M);
+	spec_init(&g[1], "b");
+	g[1].knob[MC_KNOB_SOFT] = B(0);
+	snap_build(&s, rows, N(rows), 128 * M);
+	if (mc_policy_decide(pol, &p, &s, caps, &d, NULL) < 0)
+		abort();
+	for (size_t i = 0; i < d.n_reclaim; i++)
+		if (strcmp(d.reclaim[i].group, "b") == 0)
+			got = d.reclaim[i].bytes;
+	*ret_left = false;
+	for (size_t i = 0; i < d.n_notes; i++)
+		*ret_left |= strncmp(d.notes[i], "'b' is left to the kernel's reclaim for its 7M", 46) == 0;
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+	return got;
+}
+
+/*
+ * A reclaim that would be back within the interval is left to the kernel:
+ * on v2, b (above its soft limit) refaulted 16M since the last interval,
+ * more than its 7M share, and a is within its memory.low 128M. Not when b
+ * refaulted less (1M), when a is outside its low (live 0: the kernel's
+ * limit reclaim would take from a too, so memctl's reclaim of b first is
+ * the ordering), on v1 (whose limit reclaim spares nobody), or in the
+ * first interval (no refault history). On the patched kernel a below its
+ * soft limit is spared by the kernel's ordering, low or not.
+ */
+static void test_v2_futile_reclaim(void)
+{
+	static const struct {
+		const char *name;
+		const struct mc_caps *caps;
+		uint64_t a_low, refault2;   /* b's counter in interval 2, pages */
+		uint64_t want;              /* b's reclaim in interval 2 */
+	} c[] = {
+		{ "v2, b refaults 16M, a within its low: left to the kernel", &caps_v2, 128 * M,
+		  1000 + 4096, 0 },
+		{ "v2, b refaults 1M: reclaimed", &caps_v2, 128 * M, 1000 + 256, 7 * M },
+		{ "v2, a outside its low: reclaimed", &caps_v2, 0, 1000 + 4096, 7 * M },
+		{ "v1: reclaimed", &caps_v1, 0, 1000 + 4096, 7 * M },
+		{ "patched, a below its soft limit: left to the kernel", &caps_v2p, 0, 1000 + 4096, 0 },
+	};
+	struct mc_policy_config cfg = { .headroom = 8 * M, .cpus = 1 };
+
+	for (size_t i = 0; i < N(c); i++) {
+		struct mc_policy *pol;
+		uint64_t first, second;
+		bool left1, left2;
+
+		if (mc_policy_new(&cfg, &pol) < 0)
+			abort();
+		first = futile_interval(pol, c[i].caps, c[i].a_low, 1000, &left1);
+		second = futile_interval(pol, c[i].caps, c[i].a_low, c[i].refault2, &left2);
+		tap_check(first == 7 * M && !left1, "futile reclaim, %s: interval 1 reclaims 7M (%llu)",
+			  c[i].name, (unsigned long long)first);
+		tap_check(second == c[i].want && left2 == !c[i].want,
+			  "futile reclaim, %s: interval 2 (got %llu, note %d)", c[i].name,
+			  (unsigned long long)second, left2);
+		mc_policy_free(pol);
+	}
+}
+
+/*
+ * A pressure demand that those above their soft limit cannot meet: /test
+ * (1G, far below it) has PSI some 50%, so it needs its headroom 20M back;
+ * b (soft limit 0) holds 2M, a (soft limit 128M) 30M. On v2 the kernel
+ * protects a below its soft limit, and nothing forces the 20M: memctl
+ * takes b's 2M and leaves a alone (a note says the rest is not there). On
+ * v1 memctl's reclaim is the ordering and falls back to a: 18M.
+ */
+static void test_v2_soft_floor(void)
+{
+	static const struct {
+		const char *name;
+		const struct mc_caps *caps;
+		const char *want;
+	} c[] = {
+		{ "v2", &caps_v2, "b 2M" },
+		{ "patched v2", &caps_v2p, "b 2M" },
+		{ "v1", &caps_v1, "a 18M; b 2M" },
+	};
+	struct mc_policy_config cfg = { .headroom = 20 * M, .cpus = 1 };
+
+	for (size_t i = 0; i < N(c); i++) {
+		bool v1 = c[i].caps->ver == MC_CGV1, file = v1 || c[i].caps->patched;
+		struct gdef rows[] = {
+			{ "", { 1 * G, UNL, 0, 0, NA, UNL }, 32 * M, { { 0 } }, { { { 0 } } }, 0, 50.0 },
+			{ "a", { UNL, UNL, v1 ? NA : 128 * M, 0, file ? 128 * M : NA, UNL }, 30 * M,
+			  { { 0 } }, { { { 0 } } }, 0, 0 },
+			{ "b", { UNL, UNL, v1 ? NA : 0, 0, file ? 0 : NA, UNL }, 2 * M, { { 0 } },
+			  { { { 0 } } }, 0, 0 },
+		};
+		struct mc_group_spec g[2];
+		struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+					.numa = MC_NUMA_OFF, .groups = g, .n_groups = 2 };
+		struct mc_policy *pol;
+		struct mc_snapshot s;
+		struct mc_decisions d;
+
+		spec_init(&g[0], "a");
+		g[0].knob[MC_KNOB_SOFT] = B(128 * M);
+		spec_init(&g[1], "b");
+		g[1].knob[MC_KNOB_SOFT] = B(0);
+		if (mc_policy_new(&cfg, &pol) < 0)
+			abort();
+		snap_build(&s, rows, N(rows), 1 * G);
+		if (mc_policy_decide(pol, &p, &s, c[i].caps, &d, NULL) < 0)
+			abort();
+		tap_eq_str(dec_str(&d, c[i].caps, true), c[i].want,
+			   "soft floor, %s: who gives the pressure demand", c[i].name);
+		mc_decisions_free(&d);
+		mc_snapshot_free(&s);
+		mc_policy_free(pol);
+	}
+}
+
 /* The patched kernel: soft limits are the kernel's, NUMA splits are enforced. */
 static void test_decide_v2_patched(void)
 {
@@ -1955,6 +2097,8 @@ int main(void)
 	test_v2_low_deadband();
 	test_v2_soft_low();
 	test_v2_soft_low_grows();
+	test_v2_futile_reclaim();
+	test_v2_soft_floor();
 	test_ws_in_use();
 	test_converge();
 	test_units();
