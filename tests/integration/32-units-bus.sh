@@ -23,7 +23,7 @@ stop_all() {
 	[ -n "$run_pid" ] && kill "$run_pid" 2>/dev/null && wait "$run_pid" 2>/dev/null
 	[ -n "$ws_pid" ] && kill "$ws_pid" 2>/dev/null && wait "$ws_pid" 2>/dev/null
 	[ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null && wait "$fake_pid" 2>/dev/null
-	[ -n "$bus_pid" ] && kill "$bus_pid" 2>/dev/null
+	private_bus_stop
 	cleanup
 }
 trap stop_all EXIT
@@ -215,7 +215,7 @@ n=$(grep -c "^set backup.service MemoryMax $((96 * M))$" "$T_TMP/log")
 run_pid=$!
 sets_of $((n + 1)) && pass "run sets MemoryMax through the bus" || fail "run: $(cat "$T_TMP/run.log")"
 kill "$fake_pid"; wait "$fake_pid" 2>/dev/null
-kill "$bus_pid"
+private_bus_stop
 start_bus
 start_fake
 check_eq "$line" ready "a new bus, a new stand-in (its MemoryMax back to infinity)"

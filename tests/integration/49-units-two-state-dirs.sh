@@ -17,7 +17,7 @@ bus_pid= fake_pid= a= b= r=
 stop_all() {
 	for p in $a $b $r; do kill -CONT "$p" 2>/dev/null; kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	[ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null && wait "$fake_pid" 2>/dev/null
-	[ -n "$bus_pid" ] && kill "$bus_pid" 2>/dev/null
+	private_bus_stop
 	# this test's unit names are its own (they carry its PID): their lock files go too
 	rm -f /run/memctl/units/"$T_PREFIX"-*
 	cleanup
