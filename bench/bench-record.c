@@ -15,7 +15,9 @@
  *                         by path (an open of each group's cgroup.procs, the
  *                         way before). One line per round: CPU µs of
  *                         snapshot, snapshot-aa, extras, append, the store's
- *                         bytes after it, the groups, tasks by path.
+ *                         bytes after it, the groups, tasks by path, and
+ *                         the release of the round before's sample (its
+ *                         snapshot's free, which the extras once counted).
  *   gen DIR DAYS STEP G [K]  a synthetic store of DAYS days of samples STEP
  *                         seconds apart, G groups each, counters that move
  *                         like a busy host's (written through the writer)
@@ -105,9 +107,9 @@ static int mode_cost(const char *parent, const char *dir, int n, long gap_ms)
 	if ((r = mc_store_writer_open(dir, &o, &w, NULL)) < 0)
 		bench_die("mc_store_writer_open", r);
 	printf("round\tsnapshot_us\tsnapshot_aa_us\textras_us\tappend_us\tbytes\tgroups\t"
-	       "tasks_path_us\n");
+	       "tasks_path_us\trelease_us\n");
 	for (int i = 0; i < n; i++) {
-		double t[5];
+		double t[6];
 		struct mc_snapshot snap;
 
 		if (i && gap_ms > 0)
@@ -120,7 +122,16 @@ static int mode_cost(const char *parent, const char *dir, int n, long gap_ms)
 			if (k == 0)
 				mc_snapshot_free(&snap);
 		}
-		/* the store's sample of the second, as memctl run --record takes it */
+		/*
+		 * the store's sample of the second, as memctl run --record takes
+		 * it. The sample before is released first, timed apart (t[5]): it
+		 * holds the last round's snapshot (moved into it), and freeing a
+		 * snapshot is the snapshot's own cost (run frees each one, recording
+		 * or not; the first snapshot's free above is not timed either)
+		 */
+		t[5] = cpu_us();
+		mc_hist_sample_release(&s);
+		t[5] = cpu_us() - t[5];
 		t[2] = cpu_us();
 		if ((r = mc_hist_capture_snapshot(h, &snap, unix_now(), &s)) < 0)
 			bench_die("mc_hist_capture_snapshot", r);
@@ -132,8 +143,8 @@ static int mode_cost(const char *parent, const char *dir, int n, long gap_ms)
 		t[3] = cpu_us() - t[3];
 		/* last: its opens would refresh the kernel's v1 process lists for the capture */
 		t[4] = tasks_by_path(h, &s);
-		printf("%d\t%.1f\t%.1f\t%.1f\t%.1f\t%llu\t%zu\t%.1f\n", i, t[0], t[1], t[2], t[3],
-		       (unsigned long long)mc_store_writer_bytes(w), s.n_groups, t[4]);
+		printf("%d\t%.1f\t%.1f\t%.1f\t%.1f\t%llu\t%zu\t%.1f\t%.1f\n", i, t[0], t[1], t[2], t[3],
+		       (unsigned long long)mc_store_writer_bytes(w), s.n_groups, t[4], t[5]);
 	}
 	mc_hist_sample_release(&s);
 	mc_store_writer_close(w);

@@ -16,7 +16,7 @@ static void rollback_error(struct mc_ctx *ctx, struct mc_lock *lock, int r,
 		mc_err("'%s/%s' line %u: not a journal memctl wrote, or a record outside its "
 		       "parent; nothing was restored", ctx->state_dir, j, res->bad_line);
 	else if (r == -EWOULDBLOCK)
-		mc_err("another memctl (pid %ld) is changing the groups the journal '%s/%s' names; "
+		mc_err("another memctl (pid %ld) is changing the groups or units the journal '%s/%s' names; "
 		       "nothing was restored", res->lock_holder, ctx->state_dir, j);
 	else if (res->rollback_what && res->rollback_bus.fail != MC_BUS_OK) {
 		char *why = mc_bus_error_text(&res->rollback_bus);

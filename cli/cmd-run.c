@@ -144,7 +144,8 @@ static void interval_done(struct run *r, int rc)
 /*
  * A derived setting that stopped moving after a change, with the number of
  * intervals in a row it was written (the engine's count): how fast the
- * decision converged.
+ * decision converged. A unit's names the property systemd set it through
+ * (a knob without one, its file in the unit's cgroup).
  */
 static void log_settled(const struct run *r, const struct mc_decisions *dec)
 {
@@ -152,8 +153,9 @@ static void log_settled(const struct run *r, const struct mc_decisions *dec)
 
 	for (size_t i = 0; i < dec->n_settled; i++) {
 		const struct mc_settled *st = &dec->settled[i];
-		const char *file = caps->file[st->knob] ? caps->file[st->knob]
-							     : mc_knob_info(st->knob)->name;
+		const char *prop = st->unit ? mc_knob_unit_property(st->knob) : NULL;
+		const char *file = prop ? prop : caps->file[st->knob] ? caps->file[st->knob]
+								    : mc_knob_info(st->knob)->name;
 		char v[MC_UNITS_MARK_LEN];
 
 		run_log(r, 6, "%s: %s converged after %u interval%s at %s (%s)", st->group, file,

@@ -232,6 +232,45 @@ static int take_subtree(struct mc_ctx *ctx, struct mc_lock *lock, const char *pa
 	return r < 0 ? MC_EXIT_HOST : 0;
 }
 
+/*
+ * Takes the host-wide locks of the profile's units, so that a memctl with
+ * another state directory cannot set the same unit's properties at the
+ * same time. Waits as take_subtree does.
+ */
+static int take_units(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_profile *p)
+{
+	const char **names = calloc(p->n_units, sizeof(*names)), *busy = NULL;
+	char hb[32];
+	long holder = 0;
+	int r = names ? 0 : -ENOMEM;
+
+	for (size_t i = 0; names && i < p->n_units; i++)
+		names[i] = p->units[i].name;
+	if (r == 0)
+		r = mc_txn_lock_units(ctx->host, lock, names, p->n_units, 0, &busy, &holder);
+	if (r == -EWOULDBLOCK && !ctx->no_wait) {
+		if (!ctx->quiet)
+			fprintf(stderr, "memctl: waiting for %s, which is changing unit '%s'\n",
+				holder_text(holder, hb), busy ? busy : "?");
+		r = mc_txn_lock_units(ctx->host, lock, names, p->n_units, SUBTREE_WAIT_MS, &busy,
+				      &holder);
+	}
+	if (r == -EWOULDBLOCK)
+		mc_err("another memctl (%s) is changing unit '%s'%s; try again when it is done",
+		       holder_text(holder, hb), busy ? busy : "?",
+		       ctx->no_wait ? "" : " (gave up after 60 s)");
+	else if (r == -EPERM && mc_lock_why(lock))
+		mc_err("cannot lock the profile's units: %s; nothing was changed", mc_lock_why(lock));
+	else if (r == -EACCES)
+		mc_err("changing systemd units needs root: their locks in '%s' are root's: %s; "
+		       "nothing was changed", MC_UNIT_LOCK_DIR, mc_strerror(r));
+	else if (r < 0)
+		mc_err("cannot lock the profile's units in '%s': %s; nothing was changed",
+		       MC_UNIT_LOCK_DIR, mc_strerror(r));
+	free(names);
+	return r < 0 ? MC_EXIT_HOST : 0;
+}
+
 int mc_lock_for_change(struct mc_ctx *ctx, const char *parent, struct mc_lock **ret)
 {
 	struct mc_lock *lock;
@@ -381,6 +420,10 @@ int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_
 	free(parent);
 	if (rc != 0)
 		return rc;
+	if (p->n_units && (rc = take_units(ctx, lock, p)) != 0) {
+		mc_lock_release(lock);
+		return rc;
+	}
 	/* Plan under the lock: a concurrent apply's result is what we start from. */
 	if ((rc = mc_make_plan(ctx, p, req, &plan)) != 0) {
 		mc_lock_release(lock);

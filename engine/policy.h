@@ -92,7 +92,9 @@ struct mc_reclaim {
  * decision took to converge after a workload change (memctl run logs it).
  */
 struct mc_settled {
-	char *group;            /* relative to the profile's parent */
+	char *group;            /* relative to the profile's parent; unit: the unit's name */
+	bool unit;              /* a unit of the profile's units: (the host's pipeline adds
+	                           those from the policies' run on the unit's slice) */
 	enum mc_knob knob;
 	uint64_t value;
 	unsigned intervals;

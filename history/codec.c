@@ -385,20 +385,91 @@ static int64_t enc_name(struct st_enc *e, int cls, long node, const char *s, siz
 	return tab_intern(&e->tab, buf, len + n);
 }
 
+/*
+ * The names of a sample repeat from group to group and from sample to
+ * sample, and their keys are mostly the very same strings: the host
+ * layer's key map gives one constant per key, knobs and pressure fields
+ * are constants too. Building and hashing each name again was most of an
+ * append's CPU (1000 groups, some 27 000 names a sample), so the encoder
+ * remembers the id of each (class, node, key address) it interned, until
+ * the table starts afresh at a keyframe. A hit is checked against the name
+ * in the table (the key's text, not only its address), once a sample (a
+ * sample's strings do not change while it is encoded), so a key whose
+ * memory now holds another string is interned again, never recorded under
+ * the wrong name. Only constant and borrowed keys are remembered: a copied
+ * key has a new address every sample and would only push the others out.
+ */
+#define MEMO_SLOTS 4096u
+
+struct st_key_memo {
+	const char *key;
+	uint64_t cls_node;
+	uint32_t gen, id;
+	uint32_t off;             /* where the key begins in the table's name */
+	uint32_t checked;         /* the sample (memo_sample) in which the text was compared */
+};
+
+static int64_t enc_name_memo(struct st_enc *e, int cls, long node, const char *s)
+{
+	uint64_t cn = (uint64_t)cls << 32 | (uint32_t)(node + 1);
+	uint64_t h = ((uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15ull) ^ (cn * 0xff51afd7ed558ccdull);
+	struct st_key_memo *m;
+	int64_t id;
+
+	if (!e->memo) {
+		if (!(e->memo = calloc(MEMO_SLOTS, sizeof(*e->memo))))
+			return enc_name(e, cls, node, s, strlen(s));
+		e->memo_gen = 1;
+	}
+	m = &e->memo[(h >> 40) & (MEMO_SLOTS - 1)];
+	if (m->gen == e->memo_gen && m->key == s && m->cls_node == cn) {
+		if (m->checked == e->memo_sample)
+			return m->id;
+		if (strcmp(e->tab.s[m->id] + m->off, s) == 0) {
+			m->checked = e->memo_sample;
+			return m->id;
+		}
+	}
+	id = enc_name(e, cls, node, s, strlen(s));
+	if (id >= 0)
+		*m = (struct st_key_memo){ s, cn, e->memo_gen, (uint32_t)id,
+					   e->tab.len[id] - (uint32_t)strlen(s), e->memo_sample };
+	return id;
+}
+
+/* Forgets what enc_name_memo remembered (the table starts afresh). */
+static void memo_forget(struct st_enc *e)
+{
+	if (++e->memo_gen == 0) {
+		if (e->memo)
+			memset(e->memo, 0, MEMO_SLOTS * sizeof(*e->memo));
+		e->memo_gen = 1;
+	}
+}
+
+/* (key, v) into the entry; s is a constant (a literal, a table's name), or NULL. */
 static int enc_kv(struct st_enc *e, int cls, long node, const char *s, uint64_t v)
 {
-	int64_t id = enc_name(e, cls, node, s, s ? strlen(s) : 0);
+	int64_t id = s ? enc_name_memo(e, cls, node, s) : enc_name(e, cls, node, "", 0);
 
 	return id < 0 ? (int)id : frame_kv(&e->cur, (uint32_t)id, v);
 }
 
 static int enc_kvs(struct st_enc *e, int cls, long node, const struct mc_kvs *kv)
 {
-	int r = 0;
+	for (size_t i = 0; i < kv->n; i++) {
+		const struct mc_kv *p = &kv->v[i];
+		int64_t id = !p->key ? enc_name(e, cls, node, "", 0) :
+			     p->borrowed ? enc_name_memo(e, cls, node, p->key) :
+			     enc_name(e, cls, node, p->key, strlen(p->key));
+		int r;
 
-	for (size_t i = 0; r == 0 && i < kv->n; i++)
-		r = enc_kv(e, cls, node, kv->v[i].key, kv->v[i].val);
-	return r;
+		if (id < 0)
+			return (int)id;
+		if ((r = frame_kv(&e->cur, (uint32_t)id, p->val)) < 0)
+			return r;
+	}
+	return 0;
 }
 
 static int enc_psi(struct st_enc *e, int cls, const struct mc_psi *p)
@@ -414,10 +485,27 @@ static int enc_psi(struct st_enc *e, int cls, const struct mc_psi *p)
 	return r;
 }
 
-static int enc_group(struct st_enc *e, const struct mc_hist_group *hg)
+/*
+ * The id of the path of the sample's group i. A tree's groups come in the
+ * same order sample after sample, so the path at the same place in the
+ * record before is tried first (the table still holds it: only a keyframe
+ * clears it).
+ */
+static int64_t enc_path(struct st_enc *e, size_t i, const char *path)
+{
+	if (e->have_prev && i + 1 < e->prev.n) {
+		const char *t = e->tab.s[e->prev.gid[i + 1]];
+
+		if (t[0] == STC_PATH && strcmp(t + 1, path) == 0)
+			return e->prev.gid[i + 1];
+	}
+	return enc_name(e, STC_PATH, -1, path, strlen(path));
+}
+
+static int enc_group(struct st_enc *e, size_t at, const struct mc_hist_group *hg)
 {
 	const struct mc_group_snap *g = &hg->g;
-	int64_t gid = enc_name(e, STC_PATH, -1, g->path ? g->path : "", g->path ? strlen(g->path) : 0);
+	int64_t gid = enc_path(e, at, g->path ? g->path : "");
 	int r;
 
 	if (gid < 0 || (r = frame_entry(&e->cur, (uint32_t)gid)) < 0)
@@ -460,7 +548,7 @@ static int enc_frame(struct st_enc *e, const struct mc_hist_sample *s)
 	    (s->parent_limit_valid && (r = enc_kv(e, STC_LIMIT, -1, "", s->parent_limit)) < 0))
 		return r;
 	for (size_t i = 0; i < s->n_groups; i++)
-		if ((r = enc_group(e, &s->groups[i])) < 0)
+		if ((r = enc_group(e, i, &s->groups[i])) < 0)
 			return r;
 	return 0;
 }
@@ -582,10 +670,12 @@ int st_enc_sample(struct st_enc *e, const struct mc_hist_sample *s, bool *ret_ke
 									    MC_STORE_KEYFRAME_EVERY);
 	int r;
 
+	e->memo_sample++;   /* the keys' texts are compared again, once */
 	if (key) {
 		if (e->have_prev)
 			unset_ix(e->prev_ix, e->cap_ix, &e->prev);
 		tab_clear(&e->tab);
+		memo_forget(e);
 		e->emitted = 0;
 		e->have_prev = false;
 	}
@@ -632,6 +722,7 @@ void st_enc_release(struct st_enc *e)
 	frame_release(&e->prev);
 	free(e->prev_ix);
 	free(e->raw);
+	free(e->memo);
 	memset(e, 0, sizeof(*e));
 }
 

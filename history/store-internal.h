@@ -120,6 +120,8 @@ struct st_enc {
 	unsigned char *raw;   /* payload being built */
 	size_t raw_len, raw_cap;
 	bool oom;
+	struct st_key_memo *memo;   /* ids of names by their key's address (codec.c) */
+	uint32_t memo_gen, memo_sample;
 };
 
 void st_enc_release(struct st_enc *e);

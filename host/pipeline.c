@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "buf.h"
 #include "pipeline.h"
 
 /* The note about groups whose files a snapshot reopens each time. 0 or -ENOMEM. */
@@ -121,6 +122,34 @@ static int unit_parent_of(struct mc_pipeline *pl, size_t i, size_t *ret)
 	return 0;
 }
 
+/*
+ * The settled decisions of unit i (in its parent's decisions, under its
+ * cgroup's name), added to pl->dec as the unit's, under the profile's name
+ * for it, so that run reports a unit's convergence as a group's.
+ */
+static int add_unit_settled(struct mc_pipeline *pl, const struct mc_profile *p, size_t i,
+			    const struct mc_decisions *dec)
+{
+	const char *base = cgroup_base(pl->units[i].cgroup);
+
+	for (size_t k = 0; k < dec->n_settled; k++) {
+		struct mc_settled *out;
+
+		if (strcmp(dec->settled[k].group, base) != 0)
+			continue;
+		if (mc_array_reserve(&pl->dec.settled, &pl->dec.cap_settled, pl->dec.n_settled + 1,
+				     sizeof(*pl->dec.settled)) < 0)
+			return -ENOMEM;
+		out = &pl->dec.settled[pl->dec.n_settled];
+		*out = dec->settled[k];
+		out->unit = true;
+		if (!(out->group = strdup(p->units[i].name)))
+			return -ENOMEM;
+		pl->dec.n_settled++;
+	}
+	return 0;
+}
+
 /* Fills st[i].dec / .group / .no_policy for every unit, deciding per parent. */
 static int decide_units(struct mc_host *h, const struct mc_profile *p, struct mc_policy *pol,
 			struct mc_pipeline *pl, struct mc_unit_state *st)
@@ -159,6 +188,7 @@ static int decide_units(struct mc_host *h, const struct mc_profile *p, struct mc
 		}
 		st[i].dec = &pl->unit_parents[which[i]].dec;
 		st[i].group = cgroup_base(pl->units[i].cgroup);
+		r = add_unit_settled(pl, p, i, st[i].dec);
 	}
 	free(which);
 	return r;

@@ -323,6 +323,26 @@ void mc_unit_info_free(struct mc_unit_info *u)
 	memset(u, 0, sizeof(*u));
 }
 
+int mc_host_unit_id(struct mc_host *h, const char *name, char **ret)
+{
+	struct host_bus *b;
+	char *path = NULL, *id = NULL;
+	int r;
+
+	if ((r = bus_get(h, &b)) < 0 || (r = unit_path(b, name, &path)) < 0)
+		return r;
+	r = get_string(b, name, path, SD_UNIT, "Id", &id);
+	free(path);
+	if (r == 0 && !mc_sd_is_unit_name(id, strlen(id)))
+		r = bus_fail(b, -EBADMSG, MC_BUS_FAILED, name, NULL, "its Id is not a unit name");
+	if (r < 0) {
+		free(id);
+		return r;
+	}
+	*ret = id;
+	return 0;
+}
+
 int mc_host_unit_get(struct mc_host *h, const char *name, enum mc_knob k, uint64_t *ret)
 {
 	struct host_bus *b;

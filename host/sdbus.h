@@ -56,6 +56,13 @@ int mc_host_unit_read(struct mc_host *h, const char *name, struct mc_unit_info *
 void mc_unit_info_free(struct mc_unit_info *u);
 
 /*
+ * The unit's own name (systemd's Id), allocated into *ret: an alias gives
+ * the name of the unit it stands for. 0, or -errno as mc_host_unit_read
+ * (-EBADMSG when systemd's answer is not a unit name).
+ */
+int mc_host_unit_id(struct mc_host *h, const char *name, char **ret);
+
+/*
  * Reads the unit property of knob k (mc_knob_unit_property) of unit name.
  * 0 or -errno as mc_host_unit_read, -EOPNOTSUPP for a property this
  * systemd lacks.

@@ -18,11 +18,14 @@
 #include "buf.h"
 #include "host-internal.h"
 #include "state.h"
+#include "unitname.h"
 
 #define LOCKFILE "lock"
 #define JOURNAL "journal"
 #define RECLAIM_PREFIX "reclaim."
 #define CREATED "created"
+#define UNIT_LOCK_PARENT "/run/memctl"
+#define UNIT_LOCK_NAME "units"
 
 struct mc_lock {
 	int fd;             /* STATE_DIR/lock, flocked */
@@ -30,6 +33,8 @@ struct mc_lock {
 	char *why;          /* the last refusal */
 	int *tree_fds;      /* subtree locks: the parent's directory and its ancestors */
 	size_t n_tree;
+	int *unit_fds;      /* unit locks: MC_UNIT_LOCK_DIR/NAME, flocked */
+	size_t n_units;
 };
 
 static const char *type_name(mode_t m)
@@ -121,6 +126,19 @@ int mc_state_open_dir(const char *dir, bool create, char **why)
 	return fd;
 }
 
+/* The unit locks' directory found in state directory dir: a directory by the same rule. */
+static int check_units_dir(const struct stat *st, const char *dir, char **why)
+{
+	char *sub = mc_asprintf("%s/%s", dir, UNIT_LOCK_NAME);
+	int r;
+
+	if (!sub)
+		return -ENOMEM;
+	r = check_stat(st, sub, NULL, why);
+	free(sub);
+	return r;
+}
+
 /* The state directory, opened and checked, and every entry in it checked. */
 static int open_dir(const char *dir, bool create, int *ret_fd, char **why)
 {
@@ -146,6 +164,8 @@ static int open_dir(const char *dir, bool create, int *ret_fd, char **why)
 			continue;
 		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			r = errno == ENOENT ? 0 : -errno;
+		else if (strcmp(de->d_name, UNIT_LOCK_NAME) == 0 && S_ISDIR(st.st_mode))
+			r = check_units_dir(&st, dir, why);   /* /run/memctl's unit locks */
 		else
 			r = check_stat(&st, dir, de->d_name, why);
 	}
@@ -277,6 +297,9 @@ void mc_lock_release(struct mc_lock *l)
 	for (size_t i = 0; i < l->n_tree; i++)
 		close(l->tree_fds[i]);
 	free(l->tree_fds);
+	for (size_t i = 0; i < l->n_units; i++)
+		close(l->unit_fds[i]);
+	free(l->unit_fds);
 	close(l->fd);
 	close(l->dirfd);
 	free(l->why);
@@ -398,6 +421,97 @@ int mc_lock_subtree(struct mc_lock *l, struct mc_host *h, const char *parent, lo
 		n = 0;
 	}
 	l->n_tree = n;
+	return r;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Opens the lock file of each of the n sorted names (repeats skipped) in
+ * the checked directory dirfd into l->unit_fds. 0 or -errno.
+ */
+static int open_unit_locks(struct mc_lock *l, int dirfd, const char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int fd;
+
+		if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
+			continue;
+		if (!mc_sd_is_unit_name(names[i], strlen(names[i])))
+			return -EINVAL;
+		fd = mc_state_open_file(dirfd, MC_UNIT_LOCK_DIR, names[i], O_RDONLY | O_CREAT,
+					NULL, &l->why);
+		if (fd < 0)
+			return fd;
+		l->unit_fds[l->n_units++] = fd;
+	}
+	return 0;
+}
+
+/* Opens the unit locks' directory (and /run/memctl above it), made 0700 when missing. */
+static int open_units_dir(char **why)
+{
+	int fd = mc_state_open_dir(UNIT_LOCK_PARENT, true, why);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return mc_state_open_dir(MC_UNIT_LOCK_DIR, true, why);
+}
+
+/*
+ * In sorted order, so that two memctl processes naming the same units
+ * cannot each hold one the other waits for. The lock files are never
+ * removed: removing one could let a process that opened it before the
+ * removal and one that opens the new file both think they hold it.
+ */
+int mc_lock_units(struct mc_lock *l, const char *const *units, size_t n, long timeout_ms,
+		  const char **ret_busy, long *ret_holder)
+{
+	const char **names;
+	int dirfd, r = 0;
+
+	*ret_busy = NULL;
+	*ret_holder = 0;
+	for (size_t i = 0; i < l->n_units; i++)
+		close(l->unit_fds[i]);
+	l->n_units = 0;
+	if (n == 0)
+		return 0;
+	free(l->unit_fds);
+	l->unit_fds = calloc(n, sizeof(int));
+	names = malloc(n * sizeof(*names));
+	if (!l->unit_fds || !names) {
+		free(names);
+		return -ENOMEM;
+	}
+	memcpy(names, units, n * sizeof(*names));
+	qsort(names, n, sizeof(*names), cmp_str);
+	if ((dirfd = open_units_dir(&l->why)) < 0)
+		r = dirfd;
+	else
+		r = open_unit_locks(l, dirfd, names, n);
+	if (dirfd >= 0)
+		close(dirfd);
+	for (size_t i = 0, k = 0; r == 0 && i < n; i++) {
+		if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
+			continue;
+		r = flock_bounded(l->unit_fds[k], LOCK_EX, timeout_ms);
+		if (r == -EWOULDBLOCK) {
+			*ret_busy = names[i];   /* one of the caller's strings */
+			*ret_holder = flock_holder(l->unit_fds[k]);
+		}
+		k++;
+	}
+	free(names);
+	if (r < 0) {
+		for (size_t i = 0; i < l->n_units; i++)
+			close(l->unit_fds[i]);
+		l->n_units = 0;
+	}
 	return r;
 }
 
@@ -658,7 +772,7 @@ int mc_state_journal_remove(struct mc_lock *l, const char *name)
 
 static int cmp_names(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* The journal names in the directory open at dirfd (a descriptor of our own). */

@@ -59,6 +59,33 @@ int mc_lock_subtree(struct mc_lock *l, struct mc_host *h, const char *parent, lo
 		    long *ret_holder);
 
 /*
+ * The unit locks' directory. Fixed, whatever the state directory: two
+ * memctl processes with different state directories (memctl@A and
+ * memctl@B, or -s) that name the same unit must meet on the same file.
+ * It lies below /run/memctl (the RuntimeDirectory of memctl.service, also
+ * writable in its sandbox) because /run is root's alone: a user cannot
+ * plant a file or a link there ahead of memctl, as one could in /run/lock.
+ */
+#define MC_UNIT_LOCK_DIR "/run/memctl/units"
+
+/*
+ * Takes, in addition, the host-wide lock of each systemd unit in units (n
+ * unit names, the units' own names, not aliases; repeats allowed):
+ * flock LOCK_EX on MC_UNIT_LOCK_DIR/NAME, which is made when missing and
+ * checked by the trust rule below (as are the directory and /run/memctl),
+ * taken in sorted order. Two memctl processes that set properties of one
+ * unit therefore exclude each other whatever their state directories.
+ * timeout_ms bounds the wait on each (0: do not wait, -EWOULDBLOCK);
+ * *ret_busy (one of units, or NULL) and *ret_holder (its PID, 0 if
+ * unknown) say which one made us wait or fail. Released with the lock, or
+ * by the next call. Returns 0, -EWOULDBLOCK, -EINVAL for a name that is
+ * not a unit name, -EPERM for a refused file (mc_lock_why says why), or
+ * another -errno.
+ */
+int mc_lock_units(struct mc_lock *l, const char *const *units, size_t n, long timeout_ms,
+		  const char **ret_busy, long *ret_holder);
+
+/*
  * The journal files of the locked state dir ("journal", "reclaim.N"), each
  * checked as above. write: to NAME.tmp (created anew, O_EXCL), fsynced,
  * renamed over NAME, the directory fsynced. read: parses it (see

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "txn.h"
+#include "unitname.h"
 
 #define JOURNAL "journal"
 
@@ -143,12 +144,78 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const struct mc_plan *pla
 	return mc_state_journal_remove(l, JOURNAL);
 }
 
+int mc_txn_lock_units(struct mc_host *h, struct mc_lock *l, const char *const *units, size_t n,
+		      long timeout_ms, const char **ret_busy, long *ret_holder)
+{
+	char **ids = calloc(n ? n : 1, sizeof(*ids));
+	const char *busy = NULL;
+	int r = ids ? 0 : -ENOMEM;
+
+	*ret_busy = NULL;
+	*ret_holder = 0;
+	for (size_t i = 0; i < n && r == 0; i++)
+		if (mc_host_unit_id(h, units[i], &ids[i]) < 0 && !(ids[i] = strdup(units[i])))
+			r = -ENOMEM;
+	if (r == 0)
+		r = mc_lock_units(l, (const char *const *)ids, n, timeout_ms, &busy, ret_holder);
+	for (size_t i = 0; i < n && busy; i++)
+		if (ids[i] == busy)
+			*ret_busy = units[i];
+	for (size_t i = 0; ids && i < n; i++)
+		free(ids[i]);
+	free(ids);
+	return r;
+}
+
+/*
+ * The units journal j changes: a unit step names its unit, a file written
+ * in a unit's cgroup lies in the directory named after the unit. Allocated
+ * array of pointers into j (*ret_n of them).
+ */
+static int journal_units(const struct mc_journal *j, const char ***ret, size_t *ret_n)
+{
+	const char **v = calloc(j->n ? j->n : 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < j->n; i++) {
+		const char *p = j->v[i].path, *base = strrchr(p, '/');
+
+		if (j->v[i].kind == MC_STEP_UNIT)
+			v[n++] = p;
+		else if (j->v[i].kind == MC_STEP_UNIT_FILE && base &&
+			 mc_sd_is_unit_name(base + 1, strlen(base + 1)))
+			v[n++] = base + 1;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+/* The subtree and unit locks a rollback of j needs, waited for (bounded). */
+static int lock_for_rollback(struct mc_host *h, struct mc_lock *l, const struct mc_journal *j,
+			     struct mc_txn_result *res)
+{
+	const char **units = NULL, *busy;
+	long holder;
+	size_t n = 0;
+	int r;
+
+	r = mc_lock_subtree(l, h, j->parent, ROLLBACK_LOCK_WAIT_MS, &holder);
+	if (r == 0 && (r = journal_units(j, &units, &n)) == 0)
+		r = mc_txn_lock_units(h, l, units, n, ROLLBACK_LOCK_WAIT_MS, &busy, &holder);
+	free(units);
+	if (r < 0)
+		res->lock_holder = holder;
+	return r;
+}
+
 /* Replays one journal backwards. Returns 0 (journal removed) or -errno. */
 static int rollback_one(struct mc_host *h, struct mc_lock *l, const char *name,
 			struct mc_txn_result *res)
 {
 	struct mc_journal j;
-	long holder;
 	int r;
 
 	r = mc_state_journal_read(l, name, &j, &res->bad_line);
@@ -161,10 +228,9 @@ static int rollback_one(struct mc_host *h, struct mc_lock *l, const char *name,
 		mc_journal_free(&j);
 		return mc_state_journal_remove(l, name);
 	}
-	/* Another memctl (with another state dir) may be working on these groups. */
-	r = mc_lock_subtree(l, h, j.parent, ROLLBACK_LOCK_WAIT_MS, &holder);
+	/* Another memctl (with another state dir) may be working on these groups or units. */
+	r = lock_for_rollback(h, l, &j, res);
 	if (r < 0) {
-		res->lock_holder = holder;
 		mc_journal_free(&j);
 		return r;
 	}

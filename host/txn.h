@@ -58,10 +58,21 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const struct mc_plan *pla
 		 struct mc_txn_result *res);
 
 /*
+ * Takes the host-wide locks (mc_lock_units) of the n systemd units named
+ * in units, each under its own name as systemd reports it (so that an
+ * alias and its unit share one lock). A name systemd cannot resolve now is
+ * locked as written: no write can reach it before the planner has reported
+ * why. *ret_busy (one of units, as given) and *ret_holder as for
+ * mc_lock_units. Returns 0 or -errno as mc_lock_units (-ENOMEM).
+ */
+int mc_txn_lock_units(struct mc_host *h, struct mc_lock *l, const char *const *units, size_t n,
+		      long timeout_ms, const char **ret_busy, long *ret_holder);
+
+/*
  * Restores the host from the journals an interrupted apply (or v1 reclaim)
  * left: every file back to its recorded value (in reverse order, skipping
  * those already equal), every group the apply created removed, each under
- * the subtree lock of the journal's parent. A file that holds neither its
+ * the subtree lock of the journal's parent and the locks of its units. A file that holds neither its
  * old value nor the one the apply wrote was changed since by someone else:
  * it is kept (res->left_alone), not overwritten. Returns 0 (also when there was
  * no journal: *ret_found false), or the first -errno, leaving that journal

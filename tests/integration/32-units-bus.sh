@@ -10,16 +10,12 @@
 # on them: protect: active keeps a reading job's working set by capping its
 # unprotected sibling's MemoryMax through the bus (v1), a second plan within
 # the deadband calls nothing, and soft_limit, which has no unit property, is
-# written in the unit's own cgroup. What the real
+# written in the unit's own cgroup; memctl run logs when the unit's cap
+# converged, naming the unit and MemoryMax, as for a group. What the real
 # systemd does with the values (cgroup files, daemon-reload) is tested in
 # the systemd guest (tests/guest/systemd/50-units.sh).
 . "$(dirname "$0")/lib.sh"
-prereq_root
-prereq_memcg
-prereq_fault_injection
-command -v dbus-daemon > /dev/null || skip "no dbus-daemon (Debian's dbus-daemon package)"
-FAKE=${MEMCTL_BUILD_DIR:?}/tests/fake-systemd
-[ -x "$FAKE" ] || { echo "no $FAKE"; exit 1; }
+prereq_fake_systemd
 
 T_TMP=$(mktemp -d)
 bus_pid= fake_pid= ws_pid= run_pid=
@@ -27,32 +23,14 @@ stop_all() {
 	[ -n "$run_pid" ] && kill "$run_pid" 2>/dev/null && wait "$run_pid" 2>/dev/null
 	[ -n "$ws_pid" ] && kill "$ws_pid" 2>/dev/null && wait "$ws_pid" 2>/dev/null
 	[ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null && wait "$fake_pid" 2>/dev/null
-	[ -n "$bus_pid" ] && kill "$bus_pid" 2>/dev/null
+	private_bus_stop
 	cleanup
 }
 trap stop_all EXIT
-cat > "$T_TMP/bus.conf" <<XML
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>custom</type>
-  <listen>unix:path=$T_TMP/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-XML
 # start_bus, start_fake: the private bus and the stand-in on it (both again
 # for the restart below; the address carries no guid, so that memctl can
 # connect to a new daemon at the same path)
-start_bus() {
-	dbus-daemon --config-file="$T_TMP/bus.conf" --fork --print-pid=4 4> "$T_TMP/pid" ||
-		{ echo "dbus-daemon did not start"; exit 1; }
-	bus_pid=$(cat "$T_TMP/pid")
-}
+start_bus() { private_bus_start; }
 start_fake() {
 	FAKE_SYSTEMD_CGROOT=$T_MOUNT "$FAKE" "$MEMCTL_TEST_SYSTEMD_BUS" "$T_TMP/log" db.service \
 		backup.service masked.service=masked old.service=old locked.service=refuse \
@@ -62,7 +40,6 @@ start_fake() {
 	line=
 	read -r -t 60 line < "$T_TMP/ready"
 }
-export MEMCTL_TEST_SYSTEMD_BUS=unix:path=$T_TMP/bus
 mkfifo "$T_TMP/ready"
 slice=$T_PREFIX.slice
 mkparent "$slice" && mkdir "$T_DIR/$slice/pg.service" "$T_DIR/$slice/batch.service" ||
@@ -203,6 +180,22 @@ n=$(sets)
 run plan "$T_TMP/ws.yaml"
 echo "$out" | head -n1 | grep -q ": 0 changes$" &&
 	pass "a plan right after: within the deadband, nothing for systemd" || fail "plan: $out"
+# memctl run from an uncapped batch.service: once the cap stops moving, run
+# says so for the unit, naming it and the property, as for a group's file.
+if [ "$T_VERSION" = 1 ]; then
+	busctl --address="$MEMCTL_TEST_SYSTEMD_BUS" call org.freedesktop.systemd1 \
+		/org/freedesktop/systemd1 org.freedesktop.systemd1.Manager SetUnitProperties \
+		'sba(sv)' batch.service true 1 MemoryMax t 18446744073709551615
+	sed 's/^parent: self$/parent: self\ninterval: 1s/' "$T_TMP/ws.yaml" > "$T_TMP/ws-run.yaml"
+	"$MEMCTL" run "$T_TMP/ws-run.yaml" > "$T_TMP/conv.log" 2>&1 &
+	run_pid=$!
+	for i in $(seq 1 300); do grep -q ' converged after ' "$T_TMP/conv.log" && break; sleep 0.1; done
+	kill "$run_pid"; wait "$run_pid" 2>/dev/null; run_pid=
+	grep -q "batch.service: MemoryMax converged after [0-9]* intervals\? at .* (active-set)" \
+		"$T_TMP/conv.log" && pass "run: the unit's MemoryMax converged, logged as a group's" &&
+		echo "# $(grep ' converged after ' "$T_TMP/conv.log")" ||
+		fail "run: $(cat "$T_TMP/conv.log")"
+fi
 kill "$ws_pid"; wait "$ws_pid" 2>/dev/null; ws_pid=
 
 # memctl run across a restart of the bus, as after systemd's daemon-reexec:
@@ -222,7 +215,7 @@ n=$(grep -c "^set backup.service MemoryMax $((96 * M))$" "$T_TMP/log")
 run_pid=$!
 sets_of $((n + 1)) && pass "run sets MemoryMax through the bus" || fail "run: $(cat "$T_TMP/run.log")"
 kill "$fake_pid"; wait "$fake_pid" 2>/dev/null
-kill "$bus_pid"
+private_bus_stop
 start_bus
 start_fake
 check_eq "$line" ready "a new bus, a new stand-in (its MemoryMax back to infinity)"

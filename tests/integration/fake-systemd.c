@@ -8,7 +8,7 @@
  *
  * It owns org.freedesktop.systemd1 and answers what memctl uses of it:
  * Manager.GetUnit, LoadUnit, SetUnitProperties(name, runtime, a(sv)), and
- * per unit the Unit interface's LoadState and ActiveState and the type
+ * per unit the Unit interface's Id, LoadState and ActiveState and the type
  * interface's ControlGroup (empty: not running) and Memory{Min,Low,High,Max,
  * SwapMax}. KIND is
  *   loaded   a loaded unit (properties start at 0, 0, infinity, infinity, infinity)
@@ -16,6 +16,8 @@
  *   old      a systemd without MemoryMin (added in systemd 240)
  *   refuse   SetUnitProperties on it is refused (AccessDenied, as to a caller
  *            without the privilege)
+ *   alias    (alias:UNIT) another name of UNIT: every call
+ *            answers for UNIT, whose Id is UNIT
  * and CGROUP, when given, is the unit's ControlGroup (a group the test made
  * below its own cgroup, so that memctl reads the unit's state there); with
  * FAKE_SYSTEMD_CGROOT (the memory hierarchy's mount) it then writes each
@@ -62,6 +64,7 @@ static volatile sig_atomic_t stop;
 
 static const sd_bus_vtable unit_vtable[] = {
 	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("Id", "s", NULL, offsetof(struct unit, name), 0),
 	SD_BUS_PROPERTY("LoadState", "s", NULL, offsetof(struct unit, load), 0),
 	SD_BUS_PROPERTY("ActiveState", "s", NULL, offsetof(struct unit, active), 0),
 	SD_BUS_VTABLE_END,
@@ -89,8 +92,17 @@ static const sd_bus_vtable old_service_vtable[] = {
 	SD_BUS_VTABLE_END,
 };
 
+/* Other names of units (NAME=alias:UNIT): what a symbolic link to a unit file makes. */
+static struct {
+	char *name, *unit;
+} aliases[MAX_UNITS];
+static size_t n_aliases;
+
 static struct unit *find(const char *name)
 {
+	for (size_t i = 0; i < n_aliases; i++)
+		if (strcmp(aliases[i].name, name) == 0)
+			name = aliases[i].unit;
 	for (size_t i = 0; i < n_units; i++)
 		if (strcmp(units[i].name, name) == 0)
 			return &units[i];
@@ -283,6 +295,11 @@ static int setup(sd_bus **ret, char **argv, int argc)
 			*eq = '\0';
 		if ((cg = strchr(kind, ':')))
 			*cg++ = '\0';
+		if (strcmp(kind, "alias") == 0 && cg && n_aliases < MAX_UNITS) {
+			aliases[n_aliases].name = argv[i];
+			aliases[n_aliases++].unit = cg;
+			continue;
+		}
 		if (!add(bus, argv[i], strcmp(kind, "masked") == 0 ? "masked" : "loaded", cg,
 			 strcmp(kind, "old") == 0, strcmp(kind, "refuse") == 0))
 			r = -ENOMEM;

@@ -268,6 +268,52 @@ state_dump() {
 	done
 }
 
+# What the tests of units on a stand-in systemd need (root, a memory
+# cgroup, the test build, dbus-daemon); FAKE: the stand-in.
+prereq_fake_systemd() {
+	prereq_root
+	prereq_memcg
+	prereq_fault_injection
+	command -v dbus-daemon > /dev/null || skip "no dbus-daemon (Debian's dbus-daemon package)"
+	FAKE=${MEMCTL_BUILD_DIR:?}/tests/fake-systemd
+	[ -x "$FAKE" ] || { echo "no $FAKE"; exit 1; }
+}
+
+# The private D-Bus of the tests of units (32, 49), where fake-systemd
+# stands in for systemd: private_bus_start starts a dbus-daemon listening
+# on $T_TMP/bus (again after a kill: the address carries no guid, so memctl
+# connects to a new daemon at the same path), its PID in bus_pid, and
+# exports MEMCTL_TEST_SYSTEMD_BUS; private_bus_stop stops it.
+private_bus_start() {
+	[ -e "$T_TMP/bus.conf" ] || cat > "$T_TMP/bus.conf" <<XML
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>custom</type>
+  <listen>unix:path=$T_TMP/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+XML
+	export MEMCTL_TEST_SYSTEMD_BUS=unix:path=$T_TMP/bus
+	dbus-daemon --config-file="$T_TMP/bus.conf" --fork --print-pid=4 4> "$T_TMP/bus.pid" ||
+		{ echo "dbus-daemon did not start"; exit 1; }
+	bus_pid=$(cat "$T_TMP/bus.pid")
+}
+# Stops it and waits (10 s at most) until it is gone: a daemon still exiting
+# removes the socket path a new one listens on.
+private_bus_stop() {
+	local i
+	[ -n "$bus_pid" ] || return 0
+	kill "$bus_pid" 2>/dev/null
+	for i in $(seq 1 200); do kill -0 "$bus_pid" 2>/dev/null || break; sleep 0.05; done
+	bus_pid=
+}
+
 prereq_fault_injection() {
 	mc --version | grep -q "fault injection" ||
 		skip "memctl was built without MEMCTL_FAULT_INJECTION (scripts/setup.sh test builds it)"

@@ -4,7 +4,9 @@
  * by time, across keyframes, shards and groups that come and go; a torn
  * tail is skipped and repaired; a lost or corrupt index is rebuilt from
  * the data; a corrupt record is an error that names it; retention by age
- * and size; trust checks; one writer per store.
+ * and size; trust checks; one writer per store; the encoder's memory of
+ * names by their key's address gives the bytes it gives without it, and
+ * never the name of a string that was there before.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +18,7 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "store.h"
+#include "store-internal.h"
 #include "tap.h"
 
 static char dir[64];
@@ -600,6 +602,74 @@ static void test_sample_step(void)
 	mc_hist_sample_release(&s);
 }
 
+/* The keys of kv as copies: the encoder cannot go by their address. */
+static void unborrow(struct mc_kvs *kv)
+{
+	struct mc_kvs c = { 0 };
+
+	for (size_t i = 0; i < kv->n; i++)
+		mc_kvs_add(&c, kv->v[i].key, strlen(kv->v[i].key), kv->v[i].val);
+	mc_kvs_free(kv);
+	*kv = c;
+}
+
+static bool encode(struct st_enc *e, const struct mc_hist_sample *s, bool *ret_key)
+{
+	if (st_enc_sample(e, s, ret_key) < 0)
+		return false;
+	st_enc_commit(e);
+	return true;
+}
+
+static void test_key_memo(void)
+{
+	struct st_enc a = { .key_every = 8 }, b = { .key_every = 8 };
+	struct mc_hist_sample s, c, got = { 0 };
+	struct st_dec d = { 0 };
+	char key[16] = "anon";
+	bool same = true, ka, kb, ok;
+
+	/* the same samples with constant keys (remembered) and copied ones (interned each time) */
+	for (unsigned k = 0; k < 40; k++) {
+		make_sample(&s, k, T0 + k, 12);
+		make_sample(&c, k, T0 + k, 12);
+		for (size_t i = 0; i < c.n_groups; i++) {
+			unborrow(&c.groups[i].g.stat);
+			unborrow(&c.groups[i].g.events);
+			for (size_t n = 0; n < c.groups[i].g.n_numa; n++)
+				unborrow(&c.groups[i].g.numa[n]);
+		}
+		ok = encode(&a, &s, &ka) && encode(&b, &c, &kb);
+		same = same && ok && ka == kb && a.raw_len == b.raw_len && memcmp(a.raw, b.raw, a.raw_len) == 0;
+		mc_hist_sample_release(&s);
+		mc_hist_sample_release(&c);
+	}
+	tap_check(same, "40 records, 5 keyframes: the same bytes whether keys are remembered or not");
+	st_enc_release(&a);
+	/* a key's memory that holds another string by the next record: the new name is recorded */
+	make_sample(&s, 0, T0, 1);
+	mc_kvs_free(&s.groups[1].g.stat);
+	mc_kvs_add_borrowed(&s.groups[1].g.stat, key, 1);
+	ok = encode(&a, &s, &ka) && ka && st_dec_record(&d, a.raw, a.raw_len, true) == 0;
+	strcpy(key, "file");
+	s.groups[1].g.stat.v[0].val = 2;
+	ok = ok && encode(&a, &s, &ka) && !ka && st_dec_record(&d, a.raw, a.raw_len, false) == 0 &&
+	     st_dec_sample(&d, (uint64_t)T0 * 1000000000u, &got) == 0;
+	{
+		const struct mc_hist_group *g = ok ? mc_hist_find(&got, s.groups[1].g.path) : NULL;
+		uint64_t v = 0;
+
+		tap_check(g && mc_kvs_get(&g->g.stat, "file", &v) == 0 && v == 2 &&
+				  mc_kvs_get(&g->g.stat, "anon", &v) == -ENOENT,
+			  "a key whose memory now says 'file' is recorded as 'file', not as the 'anon' it was");
+	}
+	mc_hist_sample_release(&got);
+	mc_hist_sample_release(&s);
+	st_dec_release(&d);
+	st_enc_release(&a);
+	st_enc_release(&b);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/memctl-test-store.%ld", (long)getpid());
@@ -610,6 +680,7 @@ int main(void)
 	test_refresh();
 	test_trust();
 	test_sample_step();
+	test_key_memo();
 	rmstore();
 	for (int k = 0; k < N; k++)
 		mc_hist_sample_release(&want[k]);
