@@ -21,7 +21,9 @@
 #                uncapped: a cap below what a leaves free only makes b
 #                fault more)
 # Per scenario: each job's elapsed and major faults, and for the pair the
-# time until both finished (elapsed) and their major faults together. Two
+# time until both finished (elapsed) and their major faults together;
+# memctl's CPU seconds (memctl_cpu, of which memctl_sys in the kernel: its
+# reclaims) from its start to its stop, the jobs' fill included. Two
 # jobs thrashing against each other are bimodal (the same scenario took 7 s
 # or 45 s in different boots), so the full mode runs ROUNDS rounds of the
 # scenarios, interleaved, and the table shows medians (every round is in
@@ -96,7 +98,7 @@ scenario() {
 	bench_round $name mode=$mode a_elapsed=$(field elapsed "$a") a_majflt=$am \
 		b_elapsed=$(field elapsed "$b") b_majflt=$bm elapsed=$(secs $t0 $t1) \
 		majflt=$((am + bm)) b_pgsteal=$(stat pgsteal Q/b) a_pgsteal=$(stat pgsteal Q/a) \
-		memctl_cpu=$MEMCTL_CPU
+		memctl_cpu=$MEMCTL_CPU memctl_sys=$MEMCTL_SYS
 	rmgroup Q
 }
 
