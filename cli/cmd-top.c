@@ -532,7 +532,7 @@ static const struct mc_opt top_opt_replay = {
 };
 static const struct mc_opt top_opt_time = {
 	"time", 't', MC_OPT_STRING, "TIME",
-	"with --replay: the sample at TIME (2026-12-01 03:00, 10m ago, @SECONDS; default: the newest)",
+	"with --replay: the sample at TIME (2026-12-01 03:00, 10m ago, @SECONDS); without it the screen opens on the newest, -b prints from the first",
 	MC_COMPLETE_NONE, NULL, false, offsetof(struct top_opts, time),
 };
 static const struct mc_opt top_opt_from = {
