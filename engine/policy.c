@@ -1121,10 +1121,16 @@ static int soft_lows(struct build *b, size_t i)
 	size_t m = nd->n_kids, k = 0, n_soft = 0;
 	bool fits;
 
-	for (size_t j = i + 1; j < b->len; j++)
-		n_soft += b->n[j].parent == i && stock_soft(b, &b->n[j]);
+	/* i's children follow it: stop at the last, not at the end of the tree (every interval) */
+	for (size_t j = i + 1; j < b->len && k < m; j++) {
+		if (b->n[j].parent != i)
+			continue;
+		k++;
+		n_soft += stock_soft(b, &b->n[j]);
+	}
 	if (!n_soft)
 		return 0;
+	k = 0;
 	need = calloc(3 * m, sizeof(*need));
 	if (!need)
 		return -ENOMEM;
@@ -1575,9 +1581,13 @@ static bool reclaim_futile(const struct build *b, const struct node *nd)
 	if (b->caps->ver != MC_CGV2 || nd->emu || !nd->take || nd->soft == MC_SIZE_MAX ||
 	    !nd->usage_valid || nd->usage <= nd->soft || nd->refault_bytes < nd->take)
 		return false;
-	for (size_t j = 1; j < b->len; j++)
-		if (&b->n[j] != nd && b->n[j].parent == nd->parent && !kernel_spares(b, &b->n[j]))
+	for (size_t j = nd->parent + 1, k = 0; j < b->len && k < b->n[nd->parent].n_kids; j++) {
+		if (b->n[j].parent != nd->parent)
+			continue;
+		k++;
+		if (&b->n[j] != nd && !kernel_spares(b, &b->n[j]))
 			return false;
+	}
 	return true;
 }
 
