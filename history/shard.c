@@ -99,16 +99,11 @@ int st_list_shards(int dirfd, const char *dir, struct st_shard **ret, size_t *re
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	struct stat st;
-	int fd = dup(dirfd), r = 0;
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	DIR *d;
+	int r;
 
-	if (!d) {
-		r = -errno;
-		if (fd >= 0)
-			close(fd);
+	if ((r = mc_state_dir_stream(dirfd, &d)) < 0)
 		return r;
-	}
-	rewinddir(d);
 	while (r == 0 && (de = readdir(d))) {
 		uint64_t t;
 
