@@ -117,22 +117,14 @@ struct st_out {
 	bool oom;
 };
 
+/* Room for n more bytes (at least 4 KiB: a sample's payload is rarely less); oom when none. */
 static void out_room(struct st_out *o, size_t n)
 {
-	size_t cap = o->cap ? o->cap : 4096;
-	unsigned char *p;
-
 	if (o->oom || o->len + n <= o->cap)
 		return;
-	while (cap < o->len + n)
-		cap *= 2;
-	p = realloc(o->p, cap);
-	if (!p) {
+	if (n > SIZE_MAX - o->len ||
+	    mc_array_reserve(&o->p, &o->cap, o->len + n < 4096 ? 4096 : o->len + n, 1) < 0)
 		o->oom = true;
-		return;
-	}
-	o->p = p;
-	o->cap = cap;
 }
 
 static void out_varint(struct st_out *o, uint64_t v)

@@ -99,16 +99,11 @@ int st_list_shards(int dirfd, const char *dir, struct st_shard **ret, size_t *re
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	struct stat st;
-	int fd = dup(dirfd), r = 0;
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	DIR *d;
+	int r;
 
-	if (!d) {
-		r = -errno;
-		if (fd >= 0)
-			close(fd);
+	if ((r = mc_state_dir_stream(dirfd, &d)) < 0)
 		return r;
-	}
-	rewinddir(d);
 	while (r == 0 && (de = readdir(d))) {
 		uint64_t t;
 
@@ -287,24 +282,25 @@ static int scan_data(struct st_shard *sh)
 	uint64_t off = sh->n ? sh->rec[sh->n - 1].off + sh->rec[sh->n - 1].len : ST_FILE_HDR;
 	uint64_t last = sh->n ? sh->rec[sh->n - 1].time_ns : 0;
 	unsigned char h[ST_REC_HDR], *p = NULL;
+	size_t cap = 0;
 	int r = 0;
 
 	while (r == 0 && off < sh->data_size) {
 		uint32_t stored, raw, pcrc;
 		struct st_rec rec;
 		ssize_t got = pread_all(sh->fd, h, ST_REC_HDR, off);
-		unsigned char *np;
 
-		if (got < 0)
-			return (int)got;
+		if (got < 0) {
+			r = (int)got;
+			break;
+		}
 		if ((size_t)got < ST_REC_HDR || !st_rec_header(h, &rec, &stored, &raw, &pcrc) ||
 		    off + rec.len > sh->data_size || rec.time_ns < last)
 			break;
-		if (!(np = realloc(p, stored ? stored : 1))) {
+		if (mc_array_reserve(&p, &cap, stored ? stored : 1, 1) < 0) {
 			r = -ENOMEM;
 			break;
 		}
-		p = np;
 		got = pread_all(sh->fd, p, stored, off + ST_REC_HDR);
 		if (got < 0 || (size_t)got != stored || st_crc32c(0, p, stored) != pcrc)
 			break;
@@ -368,19 +364,6 @@ void st_shard_unload(struct st_shard *sh)
 	sh->torn = 0;
 }
 
-static int grow_buf(unsigned char **b, size_t *cap, size_t n)
-{
-	unsigned char *p;
-
-	if (n <= *cap)
-		return 0;
-	if (!(p = realloc(*b, n)))
-		return -ENOMEM;
-	*b = p;
-	*cap = n;
-	return 0;
-}
-
 int st_shard_read(struct st_shard *sh, size_t i, struct st_io *io, const unsigned char **ret,
 		  size_t *ret_len, const char **why)
 {
@@ -390,7 +373,7 @@ int st_shard_read(struct st_shard *sh, size_t i, struct st_io *io, const unsigne
 	ssize_t got;
 	size_t n;
 
-	if (grow_buf(&io->fbuf, &io->fcap, x->len) < 0)
+	if (mc_array_reserve(&io->fbuf, &io->fcap, x->len, 1) < 0)
 		return -ENOMEM;
 	got = pread_all(sh->fd, io->fbuf, x->len, x->off);
 	if (got < 0)
@@ -411,7 +394,7 @@ int st_shard_read(struct st_shard *sh, size_t i, struct st_io *io, const unsigne
 	}
 	if (ZSTD_getFrameContentSize(io->fbuf + ST_REC_HDR, stored) != raw)
 		return *why = "a compressed record of another length than its header says", -EBADMSG;
-	if (grow_buf(&io->rbuf, &io->rcap, raw ? raw : 1) < 0 ||
+	if (mc_array_reserve(&io->rbuf, &io->rcap, raw ? raw : 1, 1) < 0 ||
 	    (!io->dctx && !(io->dctx = ZSTD_createDCtx())))
 		return -ENOMEM;
 	n = ZSTD_decompressDCtx(io->dctx, io->rbuf, raw, io->fbuf + ST_REC_HDR, stored);

@@ -175,14 +175,8 @@ static int frame_record(struct mc_store_writer *w, uint64_t t_ns, bool key, size
 
 	if (w->enc.raw_len > ST_MAX_RAW || bound > ST_MAX_STORED)
 		return -EFBIG;
-	if (ST_REC_HDR + bound > w->cap) {
-		unsigned char *p = realloc(w->buf, ST_REC_HDR + bound);
-
-		if (!p)
-			return -ENOMEM;
-		w->buf = p;
-		w->cap = ST_REC_HDR + bound;
-	}
+	if (mc_array_reserve(&w->buf, &w->cap, ST_REC_HDR + bound, 1) < 0)
+		return -ENOMEM;
 	n = ZSTD_compressCCtx(w->cctx, w->buf + ST_REC_HDR, bound, w->enc.raw, w->enc.raw_len,
 			      w->o.level ? w->o.level : MC_STORE_ZSTD_LEVEL);
 	if (ZSTD_isError(n))

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "created.h"
 #include "host-internal.h"
 #include "journal.h"
@@ -151,15 +152,8 @@ int mc_created_set(struct mc_created *c, const char *path, uint64_t id)
 		c->v[at].id = id;
 		return 0;
 	}
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 8;
-		struct mc_created_group *v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->v = v;
-		c->cap = cap;
-	}
+	if (mc_array_reserve(&c->v, &c->cap, c->n + 1, sizeof(*c->v)) < 0)
+		return -ENOMEM;
 	if (!(copy = strdup(path)))
 		return -ENOMEM;
 	memmove(&c->v[at + 1], &c->v[at], (c->n - at) * sizeof(*c->v));

@@ -126,6 +126,22 @@ int mc_state_open_dir(const char *dir, bool create, char **why)
 	return fd;
 }
 
+int mc_state_dir_stream(int dirfd, DIR **ret)
+{
+	int fd = dup(dirfd), r;
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+
+	if (!d) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	rewinddir(d);   /* the duplicate shares the offset of an earlier listing */
+	*ret = d;
+	return 0;
+}
+
 /* The unit locks' directory found in state directory dir: a directory by the same rule. */
 static int check_units_dir(const struct stat *st, const char *dir, char **why)
 {
@@ -145,20 +161,14 @@ static int open_dir(const char *dir, bool create, int *ret_fd, char **why)
 	struct stat st;
 	struct dirent *de;
 	DIR *d;
-	int fd, r, dfd;
+	int fd, r;
 
 	if ((fd = mc_state_open_dir(dir, create, why)) < 0)
 		return fd;
-	dfd = dup(fd);
-	d = dfd < 0 ? NULL : fdopendir(dfd);
-	if (!d) {
-		r = -errno;
-		if (dfd >= 0)
-			close(dfd);
+	if ((r = mc_state_dir_stream(fd, &d)) < 0) {
 		close(fd);
 		return r;
 	}
-	r = 0;
 	while (r == 0 && (de = readdir(d))) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
@@ -781,16 +791,11 @@ static int list_journals(int dirfd, char ***ret, size_t *ret_n)
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
-	int fd = dup(dirfd), r = 0;
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	DIR *d;
+	int r;
 
-	if (!d) {
-		r = -errno;
-		if (fd >= 0)
-			close(fd);
+	if ((r = mc_state_dir_stream(dirfd, &d)) < 0)
 		return r;
-	}
-	rewinddir(d);
 	while ((de = readdir(d))) {
 		if (!is_journal_name(de->d_name))
 			continue;

@@ -1,6 +1,7 @@
 #ifndef MEMCTL_STATE_H
 #define MEMCTL_STATE_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -169,6 +170,13 @@ int mc_state_trust_stat(const struct stat *st, const char *dir, const char *name
  * *why when why is not NULL (allocated; an earlier one is freed).
  */
 int mc_state_open_dir(const char *dir, bool create, char **why);
+
+/*
+ * A directory stream over a duplicate of dirfd (a directory of the state or
+ * of a store), read from its start, into *ret for closedir(); dirfd stays
+ * open and the caller's. 0 or -errno.
+ */
+int mc_state_dir_stream(int dirfd, DIR **ret);
 
 /*
  * Opens dirfd's entry name (dir: its directory's name, for messages) with

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/check-layering.sh on scratch trees: a clean one passes; an include
-# of a higher layer, an include of a layer the file's own rule does not
+# of a higher layer (by name, by a ../ path or through <>), an include of a
+# layer the file's own rule does not
 # list, two objects that call each other and two tied by a global each fail
 # with a message; a command entry listed in the command table does not.
 set -euo pipefail
@@ -35,6 +36,14 @@ check 0 "a tree that keeps its layers passes" "$work/clean"
 
 tree "$work/up"; printf '#include "h.h"\nint e(void) { return 1; }\n' > "$work/up/engine/e.c"; objects "$work/up"
 check 1 "engine including host fails" "$work/up" "engine/e.c includes host/h.h"
+
+# the compiler finds a header by a path or through -I as well
+tree "$work/rel"; printf '#include "../host/h.h"\nint e(void) { return 1; }\n' > "$work/rel/engine/e.c"; objects "$work/rel"
+check 1 "engine including ../host/h.h fails" "$work/rel" "engine/e.c includes host/h.h"
+tree "$work/angle"; printf '#include <h.h>\nint e(void) { return 1; }\n' > "$work/angle/engine/e.c"; objects "$work/angle"
+check 1 "engine including <h.h> of host fails" "$work/angle" "engine/e.c includes host/h.h"
+tree "$work/sys"; printf '#include <stdio.h>\n#include "e.h"\nint e(void) { return 1; }\n' > "$work/sys/engine/e.c"; objects "$work/sys"
+check 0 "system headers pass" "$work/sys"
 
 tree "$work/cycle"
 printf '#include "h.h"\nint e(void) { return h(); }\nint e2(void) { return 2; }\n' > "$work/cycle/engine/e.c"

@@ -6,9 +6,13 @@
 #
 # 1. Includes: the ```layers block of docs/ARCHITECTURE.md says, per folder
 #    (or per file), which other folders its files may include.  Every
-#    #include "x.h" of every .c and .h in a listed folder is resolved (the
-#    including file's own folder first, then every listed folder) and must
-#    land in its own folder or an allowed one.
+#    #include "x.h" and #include <x.h> of every .c and .h in a listed folder
+#    is resolved as the compiler would find it (a quoted name relative to the
+#    including file's own folder first, then every listed folder, as the
+#    build's -I options do; "../host/x.h" is the file it names) and must land
+#    in its own folder or an allowed one.  A name found in no listed folder is
+#    a system header, unless it names a path into the source tree outside
+#    the listed folders, which no layer may include.
 # 2. No two files depend on each other: from `nm` on every object below
 #    BUILD_DIR/CMakeFiles, file A using a function or a global (variable or
 #    constant) that file B defines while B uses one that A defines is a
@@ -41,18 +45,23 @@ for dir in $folders; do
 	for f in "$dir"/*.[ch]; do
 		[ -e "$f" ] || continue
 		ok=$(allowed_for "$f")
-		while read -r inc; do
+		while read -r form inc; do
 			[ -n "$inc" ] || continue
-			where=
-			if [ -e "$dir/$inc" ]; then where=$dir; else
-				for d in $folders; do [ -e "$d/$inc" ] && { where=$d; break; }; done
+			found=
+			if [ "$form" = q ] && [ -e "$dir/$inc" ]; then found=$dir/$inc; else
+				for d in $folders; do [ -e "$d/$inc" ] && { found=$d/$inc; break; }; done
 			fi
-			[ -n "$where" ] || continue	# a system or generated header
+			[ -n "$found" ] || continue	# a system or generated header
+			# the folder the file really lies in, whatever ../ the name holds
+			found=$(realpath -m --relative-to=. "$found")
+			where=${found%/*}
+			[ "$where" != "$found" ] || where=.
 			if ! grep -qxF "$where" <<< "$ok"; then
-				echo "layering: $f includes $where/$inc, which its layer may not include"
+				echo "layering: $f includes $found, which its layer may not include"
 				bad=$((bad + 1))
 			fi
-		done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
+		done < <(sed -n -e 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/q \1/p' \
+			-e 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*<\([^>]*\)>.*/a \1/p' "$f")
 	done
 done
 
