@@ -34,6 +34,17 @@
  * looked for at every read, since enabling the controller in the parent's
  * subtree_control makes them appear.
  *
+ * A knob file changes only when written, and every successful write(2)
+ * to a file, by any process through any mount of the hierarchy, is an
+ * IN_MODIFY event for an inotify watch on it (vfs_write notifies; knob
+ * files get no other events, unlike memory.events). So a reader told to
+ * keep knobs (mc_subtree_keep_knobs: top, which reads the same limits of
+ * the same rows every second) watches each knob file it keeps open, the
+ * watch added before the file is read, keeps the value, and reads the file
+ * again only after an event for it, a lost watch or an overflowed queue;
+ * the same for the max files behind the parent's effective limit. A file
+ * that could not be watched is read every time.
+ *
  * Descriptors kept open are bounded by mc_host_fd_budget, shared by every
  * reader of the host; past it a group's files are opened and closed at
  * each read (slower, same result). A group keeps its own directory open
@@ -82,6 +93,12 @@ struct sub_grp {
 	int wd;                 /* inotify watch, -1: none */
 	double procs_at;        /* CLOCK_MONOTONIC of the last read of cgroup.procs */
 	unsigned procs_reads;   /* reads of cgroup.procs through the kept descriptor */
+	/* knob files' values kept while their inotify watch reports no write (see kept_knobs) */
+	int kwd[MC_KNOB__COUNT];            /* watch of the kept descriptor; -1: none */
+	bool kept[MC_KNOB__COUNT];          /* kval / kvalid / kbad hold the file's value */
+	bool kvalid[MC_KNOB__COUNT];
+	bool kbad[MC_KNOB__COUNT];
+	uint64_t kval[MC_KNOB__COUNT];
 };
 
 struct mc_subtree {
@@ -98,6 +115,10 @@ struct mc_subtree {
 	size_t n_lim;
 	bool lim_failed;        /* they could not be kept: read by path until the root changes */
 	int inotify;            /* -1: none */
+	bool keep_knobs;        /* mc_subtree_keep_knobs */
+	int *lim_wd;            /* watches of lim_fd (with keep_knobs); -1: none */
+	bool lim_kept;          /* limit holds the kept files' value */
+	size_t preads;          /* files read (mc_subtree_preads) */
 	bool pending;           /* a group was marked dirty or stale since the last walk */
 	size_t unwatched;       /* groups without a watch: listed at every scan */
 	struct host_buf dents;  /* getdents buffer, reused */
@@ -125,8 +146,19 @@ static bool fd_keep(struct mc_subtree *t, int *slot, int fd)
 	return true;
 }
 
+/* Stops watching knob slot f's file and forgets its value. */
+static void knob_forget(struct mc_subtree *t, struct sub_grp *g, int f)
+{
+	if (g->kwd[f] >= 0)
+		inotify_rm_watch(t->inotify, g->kwd[f]);
+	g->kwd[f] = -1;
+	g->kept[f] = false;
+}
+
 static void grp_close_files(struct mc_subtree *t, struct sub_grp *g)
 {
+	for (int f = 0; f < MC_KNOB__COUNT; f++)
+		knob_forget(t, g, f);
 	for (int f = 0; f < HOST_FILE__COUNT; f++)
 		fd_close(t, &g->fd[f]);
 	fd_close(t, &g->dfd);
@@ -228,6 +260,8 @@ static int grp_new(struct mc_subtree *t, struct sub_grp *up, int dfd, const char
 	g->dfd = -1;
 	for (int f = 0; f < HOST_FILE__COUNT; f++)
 		g->fd[f] = -1;
+	for (int f = 0; f < MC_KNOB__COUNT; f++)
+		g->kwd[f] = -1;
 	if (fstat(dfd, &st) < 0) {
 		r = -errno;
 		close(dfd);
@@ -416,7 +450,48 @@ static int grp_open_kids(struct mc_subtree *t, struct sub_grp *g, bool *changed)
 
 /* --- scan --- */
 
-/* Marks the groups whose watch reported a change; false when nothing was queued. */
+static int wd_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Whether watch wd is in the n sorted wds (a watch removed by the kernel: -wd). */
+static bool wd_in(const int *wds, size_t n, int wd)
+{
+	return bsearch(&wd, wds, n, sizeof(*wds), wd_cmp) != NULL;
+}
+
+/*
+ * What the events say about g: a change in its directory makes its listing
+ * stale; a write to a knob file of it (or that file's watch gone) drops
+ * the value kept.
+ */
+static void grp_events(struct mc_subtree *t, struct sub_grp *g, const int *wds, size_t n,
+		       bool all)
+{
+	if (all || (g->wd >= 0 && wd_in(wds, n, g->wd)))
+		g->dirty = true;
+	if (g->wd >= 0 && wd_in(wds, n, -g->wd)) {
+		/* no watch any more: listed at every scan from now on */
+		g->wd = -1;
+		t->unwatched++;
+		g->dirty = true;
+	}
+	for (int f = 0; f < MC_KNOB__COUNT; f++) {
+		if (g->kwd[f] < 0)
+			continue;
+		if (all || wd_in(wds, n, g->kwd[f]))
+			g->kept[f] = false;
+		if (wd_in(wds, n, -g->kwd[f])) {
+			g->kwd[f] = -1;
+			g->kept[f] = false;
+		}
+	}
+}
+
+/* Marks what the queued events reported; false when nothing was queued. */
 static bool drain_events(struct mc_subtree *t)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -443,25 +518,21 @@ static bool drain_events(struct mc_subtree *t)
 				all = true;   /* cannot tell which: list them all */
 				continue;
 			}
-			/* a watch the kernel removed (its directory went): negated */
+			/* a watch the kernel removed (its directory or file went): negated */
 			wds[n++] = ev->mask & IN_IGNORED ? -ev->wd : ev->wd;
 		}
 	}
-	for (size_t i = 0; any && i < t->n; i++) {
-		struct sub_grp *g = t->v[i];
-
-		for (size_t j = 0; g->wd >= 0 && j < n; j++) {
-			if (wds[j] == g->wd) {
-				g->dirty = true;
-			} else if (wds[j] == -g->wd) {
-				/* no watch any more: listed at every scan from now on */
-				g->wd = -1;
-				t->unwatched++;
-				g->dirty = true;
-			}
+	if (n > 1)
+		qsort(wds, n, sizeof(*wds), wd_cmp);
+	for (size_t i = 0; any && i < t->n; i++)
+		grp_events(t, t->v[i], wds, n, all);
+	for (size_t i = 0; any && t->lim_wd && i < t->n_lim; i++) {
+		if (all || wd_in(wds, n, t->lim_wd[i]))
+			t->lim_kept = false;
+		if (wd_in(wds, n, -t->lim_wd[i])) {
+			t->lim_wd[i] = -1;
+			t->lim_kept = false;
 		}
-		if (all)
-			g->dirty = true;
 	}
 	free(wds);
 	return any;
@@ -543,11 +614,32 @@ static int rebuild_entries(struct mc_subtree *t)
  */
 static void limit_close(struct mc_subtree *t)
 {
-	for (size_t i = 0; i < t->n_lim; i++)
+	for (size_t i = 0; i < t->n_lim; i++) {
+		if (t->lim_wd && t->lim_wd[i] >= 0)
+			inotify_rm_watch(t->inotify, t->lim_wd[i]);
 		fd_close(t, &t->lim_fd[i]);
+	}
 	free(t->lim_fd);
+	free(t->lim_wd);
 	t->lim_fd = NULL;
+	t->lim_wd = NULL;
+	t->lim_kept = false;
 	t->n_lim = 0;
+}
+
+/*
+ * A watch for writes to the file open at fd (a knob file): -1 when there
+ * is none (no inotify, or the watch limit reached). Added before the file
+ * is read, so that a write after that read is reported.
+ */
+static int knob_watch(struct mc_subtree *t, int fd)
+{
+	char proc[64];
+
+	if (!t->keep_knobs)
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return inotify_add_watch(t->inotify, proc, IN_MODIFY);
 }
 
 /* Opens the max files of the parent and each ancestor; false when they are not all kept. */
@@ -561,12 +653,16 @@ static bool limit_open(struct mc_subtree *t)
 	for (const char *c = t->parent; *c; c++)
 		depth += *c == '/' && c[1];
 	t->lim_fd = calloc(depth, sizeof(*t->lim_fd));
+	t->lim_wd = calloc(depth, sizeof(*t->lim_wd));
 	p = strdup(t->parent);
-	if (!t->lim_fd || !p) {
+	if (!t->lim_fd || !t->lim_wd || !p) {
 		free(p);
 		limit_close(t);
 		return false;
 	}
+	/* none open yet: a slot the budget did not let keep must not read as descriptor 0 */
+	for (size_t i = 0; i < depth; i++)
+		t->lim_fd[i] = t->lim_wd[i] = -1;
 	while (ok) {
 		int gfd, fd;
 
@@ -580,6 +676,8 @@ static bool limit_open(struct mc_subtree *t)
 			else if (fd >= 0 && (t->n_lim == depth || !fd_keep(t, &t->lim_fd[t->n_lim++], fd))) {
 				close(fd);
 				ok = false;
+			} else if (fd >= 0) {
+				t->lim_wd[t->n_lim - 1] = knob_watch(t, fd);
 			}
 		}
 		if (!host_path_up(p))
@@ -591,14 +689,21 @@ static bool limit_open(struct mc_subtree *t)
 	return ok;
 }
 
-/* The smallest max of the kept files, capped at RAM; false when one cannot be read. */
+/*
+ * The smallest max of the kept files, capped at RAM; false when one cannot
+ * be read. With every file watched the value is kept (lim_kept) until a
+ * write to one of them is reported.
+ */
 static bool limit_read(struct mc_subtree *t, uint64_t *ret)
 {
 	uint64_t lim = t->h->caps.mem_total, v;
+	bool watched = true;
 
 	for (size_t i = 0; i < t->n_lim; i++) {
 		size_t len;
 
+		watched &= t->lim_wd[i] >= 0;
+		t->preads++;
 		if (cgfs_read_fd(&t->h->buf, t->lim_fd[i], &len) < 0)
 			return false;
 		/* one that does not parse limits nothing, as mc_host_effective_limit says */
@@ -606,6 +711,7 @@ static bool limit_read(struct mc_subtree *t, uint64_t *ret)
 			lim = v;
 	}
 	*ret = lim;
+	t->lim_kept = watched;
 	return true;
 }
 
@@ -617,7 +723,7 @@ static int limit_scan(struct mc_subtree *t, bool root_changed)
 		t->lim_failed = false;
 	}
 	if (t->h->caps.file[MC_KNOB_MAX] && !t->lim_failed && (t->lim_fd || limit_open(t)) &&
-	    limit_read(t, &t->limit))
+	    (t->lim_kept || limit_read(t, &t->limit)))
 		return 0;
 	limit_close(t);
 	t->lim_failed = true;
@@ -742,6 +848,18 @@ const char *mc_subtree_parent(const struct mc_subtree *t)
 	return t->parent;
 }
 
+void mc_subtree_keep_knobs(struct mc_subtree *t)
+{
+	t->keep_knobs = t->inotify >= 0;
+	/* max files opened before have no watch: opened again (with one) at the next scan */
+	limit_close(t);
+}
+
+size_t mc_subtree_preads(const struct mc_subtree *t)
+{
+	return t->preads;
+}
+
 /* --- reading a group --- */
 
 /* Marks g gone: its parent's listing is made again at the next scan. */
@@ -811,6 +929,9 @@ static int slot_read(struct mc_subtree *t, struct sub_grp *g, int f, struct read
 		if (!fd_keep(t, &g->fd[f], fd))
 			*kept = false;
 	}
+	if (f < MC_KNOB__COUNT && fd == g->fd[f] && g->kwd[f] < 0)
+		g->kwd[f] = knob_watch(t, fd);
+	t->preads++;
 	r = cgfs_read_fd(&h->buf, fd, ret_len);
 	/*
 	 * The kernel says ENODEV on reading a removed group's file; a fake
@@ -952,6 +1073,12 @@ int mc_subtree_read(struct mc_subtree *t, size_t i, unsigned parts, struct mc_gr
 
 		if (!slot_in(f, parts))
 			continue;
+		if (f < MC_KNOB__COUNT && g->kept[f]) {
+			gs->raw[f] = g->kval[f];
+			gs->raw_valid[f] = g->kvalid[f];
+			gs->bad |= (uint32_t)g->kbad[f] << f;
+			continue;
+		}
 		r = slot_read(t, g, f, &d, &len, &kept);
 		if (r == 1) {
 			r = 0;
@@ -959,6 +1086,13 @@ int mc_subtree_read(struct mc_subtree *t, size_t i, unsigned parts, struct mc_gr
 		}
 		if (r == 0)
 			r = slot_parse(t, f, len, gs);
+		if (f < MC_KNOB__COUNT && g->kwd[f] >= 0 && (r == 0 || r == -EINVAL)) {
+			/* watched since before this read: kept until a write is reported */
+			g->kept[f] = true;
+			g->kval[f] = gs->raw[f];
+			g->kvalid[f] = gs->raw_valid[f];
+			g->kbad[f] = r == -EINVAL;
+		}
 		if (r == -EINVAL) {
 			gs->bad |= 1u << f;
 			r = 0;

@@ -92,6 +92,20 @@ uint64_t mc_subtree_limit(const struct mc_subtree *t);
 const char *mc_subtree_parent(const struct mc_subtree *t);
 
 /*
+ * From now on, keeps the values of the knob files (and the max files of
+ * the parent's effective limit) between reads: each is read again only
+ * after inotify reported a write to it (every successful write(2), by any
+ * process, through any mount of the hierarchy; a knob changes no other
+ * way), when its watch could not be added or was lost, or after the event
+ * queue overflowed. For a reader whose scans come before its reads
+ * (top's): the events are taken in at each scan. Without inotify, nothing
+ * changes.
+ */
+void mc_subtree_keep_knobs(struct mc_subtree *t);
+/* Files read (preads) so far, for tests and benchmarks. */
+size_t mc_subtree_preads(const struct mc_subtree *t);
+
+/*
  * Reads the parts of entry i into gs; the members of other parts are left
  * as they were, those of the parts read are replaced (with their bits of
  * gs->bad). -ENODEV: the group is gone (or was replaced under its name; the

@@ -103,6 +103,8 @@ int top_source_live(struct mc_host *h, const char *parent, struct top_source **r
 		free(l);
 		return r;
 	}
+	/* a screen reads the same knob files every second: read again only once written */
+	mc_subtree_keep_knobs(l->rd);
 	l->h = h;
 	l->psi_fd = -1;
 	l->s.ops = &live_ops;

@@ -97,6 +97,11 @@ tm resize-window -t "$T_SESSION" -x 140 -y 40
 expect "INACT" "after the resize to 140 columns INACT is shown"
 check_eq "$(screen | wc -l)" 40 "40 lines captured"
 expect "^    small .* 64M " "rows redrawn"
+# a limit another process writes (top keeps knob values until inotify reports a write)
+echo 100663296 > "$T_DIR/$P/small/$MAXF"
+expect "^    small .* 96M " "row shows the limit another process wrote"
+echo 67108864 > "$T_DIR/$P/small/$MAXF"
+expect "^    small .* 64M " "and the one written back"
 
 keys q
 wait_done && pass "q exits" || fail "q did not end top"

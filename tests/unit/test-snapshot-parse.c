@@ -148,6 +148,13 @@ static const struct flat_case {
 	{ "bare minus", "cache -\n", 0, -EINVAL, 0, { { NULL, 0 } } },
 	{ "over 64 bits", "x 18446744073709551616\n", 0, -EINVAL, 0, { { NULL, 0 } } },
 	{ "bad line after good ones", "a 1\nb 2\nc\n", 0, -EINVAL, 0, { { NULL, 0 } } },
+	/* lines off the kernel's one-space form go the general way, to the same result */
+	{ "tab, two spaces, trailing blank", "a\t5\nb  6\nc 7 \nd 8\n", 0, 0, 4,
+	  { { "a", 5 }, { "b", 6 }, { "c", 7 }, { "d", 8 } } },
+	{ "space then newline", "a 1\nb \n", 0, -EINVAL, 0, { { NULL, 0 } } },
+	{ "space at the end", "a 1\nb ", 0, -EINVAL, 0, { { NULL, 0 } } },
+	{ "digits then a letter", "a 5x\n", 0, -EINVAL, 0, { { NULL, 0 } } },
+	{ "key and value cut by the length", "ab 12\n", 4, 0, 1, { { "ab", 1 } } },
 };
 
 static void test_flat(void)
@@ -173,6 +180,93 @@ static void test_flat(void)
 		tap_eq_str(kv.n ? kv.v[0].key : NULL, "pre", "flat: %s: earlier key kept", c->name);
 		mc_kvs_free(&kv);
 	}
+}
+
+/*
+ * The parser against a plain tokenizer written here (blank-separated key
+ * and counter per line, blank lines skipped, a leading '-' reads as 0), on
+ * random text of the bytes that matter: the fast path for the kernel's
+ * own form must give what the general one gives, whatever the line.
+ */
+static int flat_reference(const char *t, size_t len, struct mc_kvs *kv)
+{
+	size_t pos = 0;
+
+	while (pos < len) {
+		const char *tok[3];
+		size_t tl[3], n = 0, end = pos;
+		uint64_t v = 0;
+		const char *d;
+		size_t dl;
+
+		while (end < len && t[end] != '\n')
+			end++;
+		for (size_t i = pos; i < end;) {
+			while (i < end && (t[i] == ' ' || t[i] == '\t'))
+				i++;
+			if (i == end)
+				break;
+			if (n < 3)
+				tok[n] = t + i;
+			while (i < end && t[i] != ' ' && t[i] != '\t')
+				i++;
+			if (n < 3)
+				tl[n] = (size_t)(t + i - tok[n]);
+			n++;
+		}
+		pos = end + 1;
+		if (n == 0)
+			continue;
+		if (n != 2)
+			return -EINVAL;
+		d = tok[1];
+		dl = tl[1];
+		if (dl && d[0] == '-') {
+			d++;
+			dl--;
+		}
+		if (dl == 0)
+			return -EINVAL;
+		for (size_t i = 0; i < dl; i++) {
+			if (d[i] < '0' || d[i] > '9' || v > (UINT64_MAX - (uint64_t)(d[i] - '0')) / 10)
+				return -EINVAL;
+			v = v * 10 + (uint64_t)(d[i] - '0');
+		}
+		mc_kvs_add(kv, tok[0], tl[0], tok[1][0] == '-' ? 0 : v);
+	}
+	return 0;
+}
+
+static void test_flat_random(void)
+{
+	static const char bytes[] = "a1 1\n\ta9 \n9-";
+	unsigned seed = 12345, bad = 0, failed = 0;
+
+	for (int it = 0; it < 20000; it++) {
+		char t[48];
+		size_t len = (size_t)(seed % 14);
+		struct mc_kvs a = { 0 }, b = { 0 };
+		int ra, rb;
+
+		for (size_t i = 0; i < len; i++) {
+			seed = seed * 1103515245u + 12345u;
+			t[i] = bytes[(seed >> 16) % (sizeof(bytes) - 1)];
+		}
+		seed = seed * 1103515245u + 12345u;
+		ra = mc_parse_flat_keyed(t, len, &a);
+		rb = flat_reference(t, len, &b);
+		bad += rb < 0;
+		if (ra != rb || (ra == 0 && a.n != b.n)) {
+			failed++;
+		} else {
+			for (size_t i = 0; ra == 0 && i < a.n; i++)
+				failed += strcmp(a.v[i].key, b.v[i].key) != 0 || a.v[i].val != b.v[i].val;
+		}
+		mc_kvs_free(&a);
+		mc_kvs_free(&b);
+	}
+	tap_eq_int((int)failed, 0, "flat: random text parses as the plain tokenizer does");
+	tap_check(bad > 1000 && bad < 19000, "flat: random text holds good and bad files (%u bad)", bad);
 }
 
 static const struct psi_case {
@@ -450,6 +544,7 @@ static void test_key_map(void)
 int main(void)
 {
 	test_flat();
+	test_flat_random();
 	test_key_map();
 	test_psi();
 	test_numa();

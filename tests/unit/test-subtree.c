@@ -288,6 +288,79 @@ static void test_bad_values(struct mc_host *h)
 	put("a/b/memory.limit_in_bytes", "536870912\n");
 }
 
+/*
+ * mc_subtree_keep_knobs: a knob file is read once, then again only after
+ * a write to it (reported by inotify at the next scan); the parent's
+ * effective limit likewise. Other files are read every time.
+ */
+static void test_keep_knobs(struct mc_host *h)
+{
+	uint64_t ram = mc_host_caps(h)->mem_total;
+	struct mc_subtree *t = NULL;
+	struct mc_group_snap gs = { 0 };
+	size_t n0;
+	int r;
+
+	if (mc_subtree_new(h, "/a", &t) < 0) {
+		tap_check(false, "keep: a reader of /a");
+		return;
+	}
+	mc_subtree_keep_knobs(t);   /* as top does: before the first scan */
+	tap_check(mc_subtree_scan(t, false) >= 0, "keep: first scan");
+	r = mc_subtree_read(t, 1, MC_READ_KNOBS, &gs, NULL);
+	tap_check(r == 0 && gs.raw_valid[MC_KNOB_MAX] && gs.raw[MC_KNOB_MAX] == 536870912,
+		  "keep: first read reads the files");
+	n0 = mc_subtree_preads(t);
+	mc_subtree_scan(t, false);
+	r = mc_subtree_read(t, 1, MC_READ_KNOBS, &gs, NULL);
+	tap_check(r == 0 && gs.raw_valid[MC_KNOB_MAX] && gs.raw[MC_KNOB_MAX] == 536870912 &&
+			  gs.raw_valid[MC_KNOB_SOFT],
+		  "keep: the values again");
+	tap_eq_u64(mc_subtree_preads(t) - n0, 0, "keep: without reading a knob file again");
+	r = mc_subtree_read(t, 1, MC_READ_USAGE, &gs, NULL);
+	tap_eq_u64(mc_subtree_preads(t) - n0, 1, "keep: usage is read every time");
+
+	put("a/b/memory.limit_in_bytes", "268435456\n");
+	n0 = mc_subtree_preads(t);
+	mc_subtree_scan(t, false);
+	r = mc_subtree_read(t, 1, MC_READ_KNOBS, &gs, NULL);
+	tap_check(r == 0 && gs.raw[MC_KNOB_MAX] == 268435456, "keep: a write is read at the next scan");
+	tap_eq_u64(mc_subtree_preads(t) - n0, 1, "keep: that file alone");
+
+	put("a/b/memory.limit_in_bytes", "garbage\n");
+	mc_subtree_scan(t, false);
+	r = mc_subtree_read(t, 1, MC_READ_KNOBS, &gs, NULL);
+	n0 = mc_subtree_preads(t);
+	r |= mc_subtree_read(t, 1, MC_READ_KNOBS, &gs, NULL);
+	tap_check(r == 0 && !gs.raw_valid[MC_KNOB_MAX] && (gs.bad & 1u << MC_KNOB_MAX),
+		  "keep: a bad value stays invalid and marked");
+	tap_eq_u64(mc_subtree_preads(t) - n0, 0, "keep: also without reading it again");
+	put("a/b/memory.limit_in_bytes", "536870912\n");
+	mc_subtree_scan(t, false);
+	r = mc_subtree_read(t, 1, MC_READ_KNOBS, &gs, NULL);
+	tap_check(r == 0 && gs.raw_valid[MC_KNOB_MAX] && !(gs.bad & 1u << MC_KNOB_MAX),
+		  "keep: fixed, valid again");
+
+	/* the effective limit: the parent's and its ancestors' max files */
+	n0 = mc_subtree_preads(t);
+	mc_subtree_scan(t, false);
+	tap_eq_u64(mc_subtree_preads(t) - n0, 0, "keep: a scan without writes reads no max file");
+	put("a/memory.limit_in_bytes", "268435456\n");
+	mc_subtree_scan(t, false);
+	tap_eq_u64(mc_subtree_limit(t), ram < 268435456 ? ram : 268435456,
+		   "keep: a write to the parent's max is its limit at the next scan");
+	put("memory.limit_in_bytes", "134217728\n");
+	mc_subtree_scan(t, false);
+	tap_eq_u64(mc_subtree_limit(t), ram < 134217728 ? ram : 134217728,
+		   "keep: and a write to an ancestor's");
+	put("memory.limit_in_bytes", "9223372036854771712\n");
+	put("a/memory.limit_in_bytes", "1073741824\n");
+	mc_subtree_scan(t, false);
+	tap_eq_u64(mc_subtree_limit(t), ram < 1073741824 ? ram : 1073741824, "keep: and back");
+	mc_group_snap_free(&gs);
+	mc_subtree_free(t);
+}
+
 /* --- the read model over the reader --- */
 
 /*
@@ -672,6 +745,7 @@ int main(void)
 	test_v1_names(h);
 	test_limit(h);
 	test_bad_values(h);
+	test_keep_knobs(h);
 	test_model_parts(h);
 	test_model_order(h);
 	mc_host_free(h);
