@@ -1554,9 +1554,10 @@ static void test_v1_caps(void)
 }
 
 /*
- * The seed-001 analog on v1, one interval: a 192M parent (headroom 8M,
- * deadband 2015232), ws (protect: active) with active file ws_active and
- * usage ws_usage, stream at its live cap. Returns the cap decided for
+ * The analog of the active-set seed (docs/BENCHMARKS.md) on v1, one
+ * interval: a 192M parent (headroom 8M, deadband 2015232), ws (protect:
+ * active) with active file ws_active and usage ws_usage, stream at its
+ * live cap. Returns the cap decided for
  * stream; *ret_why (may be NULL) gets a copy of its reason, *ret_settled
  * (may be NULL) the intervals the engine reports stream's cap converged
  * after (0: not reported this interval).
