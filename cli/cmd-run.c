@@ -60,6 +60,7 @@ struct run {
 	struct run_state state;    /* published every interval for top and export */
 	struct recorder recorder;  /* --record DIR */
 	bool recording;
+	struct mc_unit_ids unit_ids;   /* the units' Ids for their locks (mc_plan_req) */
 };
 
 static void run_log(const struct run *r, int prio, const char *fmt, ...)
@@ -354,10 +355,11 @@ struct reload_gate {
 };
 
 /*
- * Waits for the next interval (next), reloading on SIGHUP as said above.
+ * Waits for the next interval (next), reloading on SIGHUP as said above (the
+ * units' Ids are then forgotten, r->unit_ids).
  * Returns SIGTERM, SIGINT or 0 (the interval is due).
  */
-static int wait_interval(const struct run *r, const sigset_t *set, const struct timespec *next,
+static int wait_interval(struct run *r, const sigset_t *set, const struct timespec *next,
 			 const char *path, struct mc_profile *cur, struct reload_gate *g)
 {
 	for (;;) {
@@ -370,6 +372,8 @@ static int wait_interval(const struct run *r, const sigset_t *set, const struct 
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		g->pending |= sig == SIGHUP;
 		if (g->pending && !mc_ts_before(&now, &g->at)) {
+			/* whatever the new profile names is looked up again */
+			mc_unit_ids_clear(&r->unit_ids);
 			reload(r, path, cur);
 			g->pending = false;
 			clock_gettime(CLOCK_MONOTONIC, &g->at);
@@ -580,6 +584,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 	int rc, sig = 0;
 
 	req.dry_run = o->dry_run;
+	req.unit_ids = &run.unit_ids;
 	if ((rc = run_open(&run, path, &p, &req.pol)) != 0)
 		return rc;
 #if defined(__SANITIZE_ADDRESS__)
@@ -622,6 +627,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 	mc_policy_free(req.pol);
 	mc_profile_free(&p);
 	mc_self_group_free(&self_group);
+	mc_unit_ids_clear(&run.unit_ids);
 	return once ? rc : MC_EXIT_OK;
 }
 

@@ -235,9 +235,11 @@ static int take_subtree(struct mc_ctx *ctx, struct mc_lock *lock, const char *pa
 /*
  * Takes the host-wide locks of the profile's units, so that a memctl with
  * another state directory cannot set the same unit's properties at the
- * same time. Waits as take_subtree does.
+ * same time, under the Ids in ids (systemd asked for those it lacks, once
+ * for both tries). Waits as take_subtree does.
  */
-static int take_units(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_profile *p)
+static int take_units(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_profile *p,
+		      struct mc_unit_ids *ids)
 {
 	const char **names = calloc(p->n_units, sizeof(*names)), *busy = NULL;
 	char hb[32];
@@ -247,13 +249,13 @@ static int take_units(struct mc_ctx *ctx, struct mc_lock *lock, const struct mc_
 	for (size_t i = 0; names && i < p->n_units; i++)
 		names[i] = p->units[i].name;
 	if (r == 0)
-		r = mc_txn_lock_units(ctx->host, lock, names, p->n_units, 0, &busy, &holder);
+		r = mc_txn_lock_units(ctx->host, lock, names, p->n_units, 0, ids, &busy, &holder);
 	if (r == -EWOULDBLOCK && !ctx->no_wait) {
 		if (!ctx->quiet)
 			fprintf(stderr, "memctl: waiting for %s, which is changing unit '%s'\n",
 				holder_text(holder, hb), busy ? busy : "?");
-		r = mc_txn_lock_units(ctx->host, lock, names, p->n_units, SUBTREE_WAIT_MS, &busy,
-				      &holder);
+		r = mc_txn_lock_units(ctx->host, lock, names, p->n_units, SUBTREE_WAIT_MS, ids,
+				      &busy, &holder);
 	}
 	if (r == -EWOULDBLOCK)
 		mc_err("another memctl (%s) is changing unit '%s'%s; try again when it is done",
@@ -406,7 +408,9 @@ static void run_reclaims(struct mc_ctx *ctx, struct mc_lock *lock, const struct 
 	free(res);
 }
 
-int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req)
+/* mc_run_plan with the units' Ids in ids. */
+static int run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req,
+		    struct mc_unit_ids *ids)
 {
 	struct mc_lock *lock;
 	struct mc_plan plan;
@@ -420,7 +424,7 @@ int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_
 	free(parent);
 	if (rc != 0)
 		return rc;
-	if (p->n_units && (rc = take_units(ctx, lock, p)) != 0) {
+	if (p->n_units && (rc = take_units(ctx, lock, p, ids)) != 0) {
 		mc_lock_release(lock);
 		return rc;
 	}
@@ -461,5 +465,16 @@ int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_
 	}
 	mc_plan_free(&plan);
 	mc_lock_release(lock);
+	return rc;
+}
+
+int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req)
+{
+	struct mc_unit_ids once = { 0 }, *ids = req->unit_ids ? req->unit_ids : &once;
+	int rc = run_plan(ctx, p, req, ids);
+
+	/* a failure may come from a name that stands for another unit now */
+	if (rc != MC_EXIT_OK || ids == &once)
+		mc_unit_ids_clear(ids);
 	return rc;
 }

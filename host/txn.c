@@ -144,8 +144,77 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const struct mc_plan *pla
 	return mc_state_journal_remove(l, JOURNAL);
 }
 
+void mc_unit_ids_clear(struct mc_unit_ids *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->name[i]);
+		free(c->id[i]);
+	}
+	free(c->name);
+	free(c->id);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The Id c keeps for name, or NULL. */
+static const char *unit_ids_find(const struct mc_unit_ids *c, const char *name)
+{
+	for (size_t i = 0; c && i < c->n; i++)
+		if (strcmp(c->name[i], name) == 0)
+			return c->id[i];
+	return NULL;
+}
+
+/*
+ * Keeps name's Id in c. Without memory it is not kept, which costs only
+ * asking systemd again next time.
+ */
+static void unit_ids_keep(struct mc_unit_ids *c, const char *name, const char *id)
+{
+	char *nc, *ic;
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 4;
+		char **vn = realloc(c->name, cap * sizeof(*vn)), **vi;
+
+		if (!vn)
+			return;
+		c->name = vn;
+		if (!(vi = realloc(c->id, cap * sizeof(*vi))))
+			return;
+		c->id = vi;
+		c->cap = cap;
+	}
+	nc = strdup(name);
+	ic = strdup(id);
+	if (!nc || !ic) {
+		free(nc);
+		free(ic);
+		return;
+	}
+	c->name[c->n] = nc;
+	c->id[c->n++] = ic;
+}
+
+/* Unit name's Id into *ret (allocated): kept in c, else systemd's (kept), else name. */
+static int unit_lock_id(struct mc_host *h, struct mc_unit_ids *c, const char *name, char **ret)
+{
+	const char *known = unit_ids_find(c, name);
+
+	if (known)
+		*ret = strdup(known);
+	else if (mc_host_unit_id(h, name, ret) == 0) {
+		if (c)
+			unit_ids_keep(c, name, *ret);
+	} else
+		*ret = strdup(name);
+	return *ret ? 0 : -ENOMEM;
+}
+
 int mc_txn_lock_units(struct mc_host *h, struct mc_lock *l, const char *const *units, size_t n,
-		      long timeout_ms, const char **ret_busy, long *ret_holder)
+		      long timeout_ms, struct mc_unit_ids *c, const char **ret_busy,
+		      long *ret_holder)
 {
 	char **ids = calloc(n ? n : 1, sizeof(*ids));
 	const char *busy = NULL;
@@ -154,8 +223,7 @@ int mc_txn_lock_units(struct mc_host *h, struct mc_lock *l, const char *const *u
 	*ret_busy = NULL;
 	*ret_holder = 0;
 	for (size_t i = 0; i < n && r == 0; i++)
-		if (mc_host_unit_id(h, units[i], &ids[i]) < 0 && !(ids[i] = strdup(units[i])))
-			r = -ENOMEM;
+		r = unit_lock_id(h, c, units[i], &ids[i]);
 	if (r == 0)
 		r = mc_lock_units(l, (const char *const *)ids, n, timeout_ms, &busy, ret_holder);
 	for (size_t i = 0; i < n && busy; i++)
@@ -164,6 +232,8 @@ int mc_txn_lock_units(struct mc_host *h, struct mc_lock *l, const char *const *u
 	for (size_t i = 0; ids && i < n; i++)
 		free(ids[i]);
 	free(ids);
+	if (r < 0 && r != -EWOULDBLOCK)
+		mc_unit_ids_clear(c);
 	return r;
 }
 
@@ -204,7 +274,7 @@ static int lock_for_rollback(struct mc_host *h, struct mc_lock *l, const struct 
 
 	r = mc_lock_subtree(l, h, j->parent, ROLLBACK_LOCK_WAIT_MS, &holder);
 	if (r == 0 && (r = journal_units(j, &units, &n)) == 0)
-		r = mc_txn_lock_units(h, l, units, n, ROLLBACK_LOCK_WAIT_MS, &busy, &holder);
+		r = mc_txn_lock_units(h, l, units, n, ROLLBACK_LOCK_WAIT_MS, NULL, &busy, &holder);
 	free(units);
 	if (r < 0)
 		res->lock_holder = holder;

@@ -58,15 +58,39 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const struct mc_plan *pla
 		 struct mc_txn_result *res);
 
 /*
+ * systemd's Ids of unit names (an alias's is the unit it stands for), kept
+ * between calls of mc_txn_lock_units by a caller that locks the same units
+ * again and again: memctl run, every interval, and a lock taken again after
+ * waiting. Zeroed is empty. The rule that keeps it true: an Id is kept only
+ * as systemd gave it (a name it could not resolve is asked for again next
+ * time); mc_txn_lock_units empties it when it fails other than by waiting
+ * for a holder; its owner empties it whenever the names could have come to
+ * stand for other units (memctl run: on SIGHUP, and after every interval
+ * that did not succeed). Between those an alias systemd re-points (a
+ * changed unit file and daemon-reload) is still locked under its old Id.
+ */
+struct mc_unit_ids {
+	char **name;            /* as the caller gave it */
+	char **id;              /* systemd's Id of name[i] */
+	size_t n, cap;
+};
+
+/* Empties c (NULL: nothing), freeing what it holds. */
+void mc_unit_ids_clear(struct mc_unit_ids *c);
+
+/*
  * Takes the host-wide locks (mc_lock_units) of the n systemd units named
  * in units, each under its own name as systemd reports it (so that an
- * alias and its unit share one lock). A name systemd cannot resolve now is
- * locked as written: no write can reach it before the planner has reported
- * why. *ret_busy (one of units, as given) and *ret_holder as for
- * mc_lock_units. Returns 0 or -errno as mc_lock_units (-ENOMEM).
+ * alias and its unit share one lock): from ids where it has the name,
+ * else asked of systemd and kept there (ids NULL: asked each time). A name
+ * systemd cannot resolve now is locked as written: no write can reach it
+ * before the planner has reported why. *ret_busy (one of units, as given)
+ * and *ret_holder as for mc_lock_units. Returns 0 or -errno as
+ * mc_lock_units (-ENOMEM); on any failure but -EWOULDBLOCK ids is emptied.
  */
 int mc_txn_lock_units(struct mc_host *h, struct mc_lock *l, const char *const *units, size_t n,
-		      long timeout_ms, const char **ret_busy, long *ret_holder);
+		      long timeout_ms, struct mc_unit_ids *ids, const char **ret_busy,
+		      long *ret_holder);
 
 /*
  * Restores the host from the journals an interrupted apply (or v1 reclaim)

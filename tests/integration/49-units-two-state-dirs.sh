@@ -5,7 +5,10 @@
 # second waits, saying so, or with --no-wait refuses naming the first one's
 # PID (exit 3); an alias of the unit shares its lock; their calls to systemd
 # never interleave; and a rollback of a journal that names the unit waits
-# for a memctl changing it; the locks are root's alone. systemd is the stand-in of test 32 on a private
+# for a memctl changing it; the locks are root's alone; memctl run asks
+# systemd for a unit's Id (its lock's name) once, not every interval, again
+# after SIGHUP and after an interval that failed, and still takes the
+# unit's lock every interval. systemd is the stand-in of test 32 on a private
 # bus, and the units' cgroups are real groups below this test's own cgroup,
 # where the stand-in writes MemoryMax as systemd would.
 . "$(dirname "$0")/lib.sh"
@@ -13,9 +16,9 @@ prereq_fake_systemd
 
 T_TMP=$(mktemp -d)
 S1=$T_TMP/s1; S2=$T_TMP/s2
-bus_pid= fake_pid= a= b= r=
+bus_pid= fake_pid= a= b= r= run=
 stop_all() {
-	for p in $a $b $r; do kill -CONT "$p" 2>/dev/null; kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	for p in $a $b $r $run; do kill -CONT "$p" 2>/dev/null; kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	[ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null && wait "$fake_pid" 2>/dev/null
 	private_bus_stop
 	# this test's unit names are its own (they carry its PID): their lock files go too
@@ -58,6 +61,8 @@ echo "$out" | grep -qF "(pid $a) is changing unit '$T_PREFIX-alias.service'" &&
 	pass "and the message names the unit as the profile does" || fail "alias: $out"
 check_eq "$(sets)" "$n" "neither called systemd"
 
+ids() { grep -c '^call Get Id$' "$T_TMP/log"; }
+i0=$(ids)
 "$MEMCTL" -s "$S2" apply "$T_TMP/b.yaml" > "$T_TMP/b.out" 2> "$T_TMP/b.err" &
 b=$!
 for i in $(seq 1 3000); do grep -q waiting "$T_TMP/b.err" && break; sleep 0.01; done
@@ -68,6 +73,7 @@ check_eq "$(sets)" "$n" "B has not called systemd"
 kill -CONT $a
 wait $a; check_rc $? 0 "A finishes"; a=
 wait $b; check_rc $? 0 "B finishes after A"; b=
+check_eq "$(($(ids) - i0))" 1 "B asked for the unit's Id once, not again after its wait"
 check_eq "$(grep '^set ' "$T_TMP/log" | tr '\n' ' ')" \
 	"set $U MemoryMax $((200 * M)) set $U MemorySwapMax $((32 * M)) set $U MemoryMax $((250 * M)) " \
 	"systemd got A's two calls, then B's: not interleaved"
@@ -101,6 +107,53 @@ check_eq "$(grep '^set ' "$T_TMP/log" | tail -n +$((n + 1)) | sed 's/ [0-9]*$//'
 	"set $U MemoryLow set $U MemoryMax " "B's second call, then the rollback's"
 check_eq "$(grep '^set ' "$T_TMP/log" | tail -n1)" "set $U MemoryMax $((250 * M))" \
 	"the rollback put A's MemoryMax back"
+
+# memctl run (state S1) on the unit, every 200 ms. Each interval reads the
+# unit (one "Get ActiveState" each); its Id is asked for once.
+reads() { grep -c '^call Get ActiveState$' "$T_TMP/log"; }
+calls() { grep -c '^call ' "$T_TMP/log"; }
+# wait_for N COUNTER: until COUNTER says at least N (30 s at most)
+wait_for() {
+	local i
+	for i in $(seq 1 300); do [ "$($2)" -ge "$1" ] && return 0; sleep 0.1; done
+	return 1
+}
+profile "$T_TMP/run.yaml" "$T_PREFIX-a" "$U" "max: 220M"
+sed -i 's/^parent: .*/&\ninterval: 200ms/' "$T_TMP/run.yaml"
+i0=$(ids) r0=$(reads)
+"$MEMCTL" -s "$S1" run "$T_TMP/run.yaml" > "$T_TMP/run.log" 2>&1 &
+run=$!
+wait_for $((r0 + 1)) reads || fail "run: no interval read the unit: $(cat "$T_TMP/run.log")"
+check_eq "$(($(ids) - i0))" 1 "run's first interval asked for the unit's Id"
+i1=$(ids) r1=$(reads) c1=$(calls)
+wait_for $((r1 + 10)) reads || fail "run: fewer than 10 intervals in 30 s"
+i2=$(ids) r2=$(reads) c2=$(calls)
+check_eq "$((i2 - i1))" 0 "$((r2 - r1)) more intervals asked for no Id"
+echo "# D-Bus calls per interval of one unit: $(awk -v c=$((c2 - c1)) -v n=$((r2 - r1)) \
+	'BEGIN { printf "%.1f", c / n }') ($((c2 - c1)) in $((r2 - r1)) intervals)"
+kill -HUP $run
+for i in $(seq 1 300); do grep -q "SIGHUP: reloading" "$T_TMP/run.log" && break; sleep 0.1; done
+wait_for $(($(reads) + 3)) reads || fail "run: no interval after SIGHUP"
+check_eq "$(($(ids) - i2))" 1 "after SIGHUP it asked once more"
+# Another memctl (state S2) holds the unit: run's intervals skip it (no call
+# that sets), fail, and forget the Id; once it is free, run asks again.
+MEMCTL_STOP_AFTER_WRITE=1 "$MEMCTL" -s "$S2" -q apply "$T_TMP/b.yaml" &
+b=$!
+wait_stopped $b || fail "B did not stop"
+n=$(sets) i3=$(ids)
+sleep 1
+check_eq "$(sets)" "$n" "run sets nothing while another memctl holds the unit"
+kill -CONT $b
+wait $b; check_rc $? 0 "B finishes"; b=
+wait_for $((n + 1)) sets || fail "run did not set the unit again: $(cat "$T_TMP/run.log")"
+check_eq "$(grep '^set ' "$T_TMP/log" | tail -n2 | tr '\n' ' ')" \
+	"set $U MemoryMax $((250 * M)) set $U MemoryMax $((220 * M)) " "B's call, then run's again"
+[ "$(ids)" -gt "$i3" ] && pass "the failed intervals forgot the Id: run asked again" ||
+	fail "run did not ask for the Id again after its intervals failed"
+i4=$(ids)
+wait_for $(($(reads) + 5)) reads || fail "run: no intervals after B"
+check_eq "$(($(ids) - i4))" 0 "and then kept it"
+kill $run; wait $run 2>/dev/null; run=
 
 # The units' locks are root's: a user who could take one could hold up
 # every memctl on that unit. Without root, memctl says so before any call.

@@ -29,6 +29,9 @@
  * nothing, as systemd does. Every call that sets is logged to LOG as
  * "set UNIT PROPERTY VALUE", and "ready" when the name is owned; "ready" is
  * also printed on stdout, which is then closed, so a test can wait for it.
+ * Every method call it receives is logged too, before it is answered, as
+ * "call METHOD NAME" (GetUnit, LoadUnit, SetUnitProperties: the unit's name
+ * as given) or "call Get PROPERTY", so a test can count what memctl asks.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -263,6 +266,24 @@ static int set_props(sd_bus_message *m, void *data, sd_bus_error *err)
 	return sd_bus_reply_method_return(m, "");
 }
 
+/* The filter that logs each method call (see above); it answers none. */
+static int log_call(sd_bus_message *m, void *data, sd_bus_error *err)
+{
+	const char *member = sd_bus_message_get_member(m), *a = NULL, *b = NULL;
+
+	if (sd_bus_message_is_method_call(m, NULL, NULL) <= 0 || !member)
+		return 0;
+	if (strcmp(member, "Get") == 0)
+		sd_bus_message_read(m, "ss", &a, &b);
+	else if (strcmp(member, "GetUnit") == 0 || strcmp(member, "LoadUnit") == 0 ||
+		 strcmp(member, "SetUnitProperties") == 0)
+		sd_bus_message_read(m, "s", &b);
+	fprintf(log_file, "call %s%s%s\n", member, b ? " " : "", b ? b : "");
+	fflush(log_file);
+	sd_bus_message_rewind(m, 1);
+	return 0;
+}
+
 static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_METHOD("GetUnit", "s", "o", get_unit, 0),
@@ -285,8 +306,10 @@ static int setup(sd_bus **ret, char **argv, int argc)
 	if ((r = sd_bus_new(&bus)) < 0 || (r = sd_bus_set_address(bus, argv[1])) < 0 ||
 	    (r = sd_bus_set_bus_client(bus, 1)) < 0 || (r = sd_bus_start(bus)) < 0)
 		return r;
-	r = sd_bus_add_object_vtable(bus, NULL, "/org/freedesktop/systemd1",
-				     "org.freedesktop.systemd1.Manager", manager_vtable, NULL);
+	r = sd_bus_add_filter(bus, NULL, log_call, NULL);
+	if (r >= 0)
+		r = sd_bus_add_object_vtable(bus, NULL, "/org/freedesktop/systemd1",
+					     "org.freedesktop.systemd1.Manager", manager_vtable, NULL);
 	for (int i = 3; r >= 0 && i < argc; i++) {
 		char *eq = strchr(argv[i], '='), *cg;
 		const char *kind = eq ? eq + 1 : "loaded";
