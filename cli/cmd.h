@@ -352,8 +352,8 @@ struct mc_plan_req {
 	 * The Ids of the profile's units, kept across calls (memctl run: for
 	 * its life; the rule that keeps them true is mc_unit_ids', txn.h), or
 	 * NULL: asked of systemd once per call. mc_run_plan empties it when
-	 * it does not succeed; the owner empties it when the profile is
-	 * reloaded.
+	 * it fails once it holds the units' locks; the owner empties it when
+	 * the profile is reloaded.
 	 */
 	struct mc_unit_ids *unit_ids;
 };
@@ -383,7 +383,8 @@ char *mc_bus_error_text(const struct mc_bus_error *e);
  * Under the lock (and the locks of the profile's units, under their Ids
  * from req->unit_ids): plans, runs the writes as one transaction, then the
  * reclaims with at most p->concurrency in flight, and reports each step.
- * Returns an exit code; any but MC_EXIT_OK empties req->unit_ids.
+ * Returns an exit code; a failure after the units' locks were taken (or
+ * in taking them, but for a busy lock) empties req->unit_ids.
  */
 int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req);
 

@@ -408,9 +408,9 @@ static void run_reclaims(struct mc_ctx *ctx, struct mc_lock *lock, const struct 
 	free(res);
 }
 
-/* mc_run_plan with the units' Ids in ids. */
+/* mc_run_plan with the units' Ids in ids; *ret_units: their locks were taken. */
 static int run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req,
-		    struct mc_unit_ids *ids)
+		    struct mc_unit_ids *ids, bool *ret_units)
 {
 	struct mc_lock *lock;
 	struct mc_plan plan;
@@ -428,6 +428,7 @@ static int run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct
 		mc_lock_release(lock);
 		return rc;
 	}
+	*ret_units = p->n_units > 0;
 	/* Plan under the lock: a concurrent apply's result is what we start from. */
 	if ((rc = mc_make_plan(ctx, p, req, &plan)) != 0) {
 		mc_lock_release(lock);
@@ -471,10 +472,15 @@ static int run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct
 int mc_run_plan(struct mc_ctx *ctx, const struct mc_profile *p, const struct mc_plan_req *req)
 {
 	struct mc_unit_ids once = { 0 }, *ids = req->unit_ids ? req->unit_ids : &once;
-	int rc = run_plan(ctx, p, req, ids);
+	bool units = false;
+	int rc = run_plan(ctx, p, req, ids, &units);
 
-	/* a failure may come from a name that stands for another unit now */
-	if (rc != MC_EXIT_OK || ids == &once)
+	/*
+	 * A failure once the units were locked may come from a name that
+	 * stands for another unit now; a busy state or subtree lock before
+	 * says nothing of them (take_units forgets on its own failures).
+	 */
+	if ((rc != MC_EXIT_OK && units) || ids == &once)
 		mc_unit_ids_clear(ids);
 	return rc;
 }

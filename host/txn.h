@@ -66,8 +66,9 @@ int mc_txn_apply(struct mc_host *h, struct mc_lock *l, const struct mc_plan *pla
  * time); mc_txn_lock_units empties it when it fails other than by waiting
  * for a holder; its owner empties it whenever the names could have come to
  * stand for other units (memctl run: on SIGHUP, and after every interval
- * that did not succeed). Between those an alias systemd re-points (a
- * changed unit file and daemon-reload) is still locked under its old Id.
+ * that failed once it held the units' locks). Between those an alias
+ * systemd re-points (a changed unit file and daemon-reload) is still
+ * locked under its old Id.
  */
 struct mc_unit_ids {
 	char **name;            /* as the caller gave it */
