@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Active-set protection, three arms (a benchmark, not a test: it asserts
-# nothing). The seed's first experiment on this host's cgroup v1: a job
-# (ws-reader: re-reads a 64M file with gzip-like CPU work per block) shares a
-# 192M parent with 4 streamers (streamer: read a 1.5G file in a loop, like
-# dd). Arms, interleaved round by round (the order rotates every round):
+# nothing). The first experiment of the active-set patch series (its seed,
+# docs/BENCHMARKS.md) on this host's cgroup v1: a job (ws-reader: re-reads a
+# 64M file with gzip-like CPU work per block) shares a 192M parent with 4
+# streamers (streamer: read a 1.5G file in a loop, like dd). Arms,
+# interleaved round by round (the order rotates every round):
 #
 #   alone     the job with no streamers (the reference of "x alone")
 #   none      the streamers beside it, nothing set

@@ -117,6 +117,37 @@ static void plan_once(const struct mc_profile *p, const struct mc_snapshot *s, s
 	mc_diags_free(&d);
 }
 
+/*
+ * One round of way w on the profile text (PARSE fills *p for the plans after
+ * it) and the snapshots new, diff and same of n groups.
+ */
+static void run_way(int w, const char *text, size_t len, struct mc_profile *p, struct mc_diags *d,
+		    struct mc_snapshot *const snaps[3], size_t n)
+{
+	int r;
+
+	switch (w) {
+	case PARSE:
+		r = mc_profile_parse("bench.yaml", text, len, p, d);
+		if (r < 0) {
+			for (size_t k = 0; k < d->n; k++)
+				fprintf(stderr, "bench-plan: %s\n", d->v[k].msg);
+			bench_die("mc_profile_parse", r);
+		}
+		break;
+	case PLAN_NEW:
+		/* bench and its children: a mkdir each; max and soft each */
+		plan_once(p, snaps[0], 3 * (n + 1) - 1, "plan-new");
+		break;
+	case PLAN_DIFF:
+		plan_once(p, snaps[1], 2 * n, "plan-diff");
+		break;
+	case PLAN_SAME:
+		plan_once(p, snaps[2], 0, "plan-same");
+		break;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || argc > 3) {
@@ -129,6 +160,7 @@ int main(int argc, char **argv)
 	size_t len;
 	char *text = profile_text(n, &len);
 	struct mc_snapshot s_new, s_diff, s_same;
+	struct mc_snapshot *const snaps[] = { &s_new, &s_diff, &s_same };
 	struct bench_times t[WAY__COUNT];
 
 	if (n == 0 || rounds < 1) {
@@ -146,29 +178,9 @@ int main(int argc, char **argv)
 		for (int w = 0; w < WAY__COUNT; w++) {
 			struct mc_diags d = { 0 };
 			struct bench_clock clk;
-			int r;
 
 			bench_clock_start(&clk);
-			switch (w) {
-			case PARSE:
-				r = mc_profile_parse("bench.yaml", text, len, &p, &d);
-				if (r < 0) {
-					for (size_t k = 0; k < d.n; k++)
-						fprintf(stderr, "bench-plan: %s\n", d.v[k].msg);
-					bench_die("mc_profile_parse", r);
-				}
-				break;
-			case PLAN_NEW:
-				/* bench and its children: a mkdir each; max and soft each */
-				plan_once(&p, &s_new, 3 * (n + 1) - 1, "plan-new");
-				break;
-			case PLAN_DIFF:
-				plan_once(&p, &s_diff, 2 * n, "plan-diff");
-				break;
-			case PLAN_SAME:
-				plan_once(&p, &s_same, 0, "plan-same");
-				break;
-			}
+			run_way(w, text, len, &p, &d, snaps, n);
 			bench_clock_stop(&clk, &t[w], i);
 			mc_diags_free(&d);
 		}

@@ -277,7 +277,9 @@ static void lcg_get_one(const char *rel)
 	cgroup_free(&cg);
 }
 
-int main(int argc, char **argv)
+/* The ways asked for (--ways, default all), --rounds and --nofile; the cgroup. */
+static const char *parse_args(int argc, char **argv, bool want[WAY__COUNT], int *rounds,
+			      long *nofile)
 {
 	static const struct option lo[] = {
 		{ "rounds", required_argument, NULL, 'r' },
@@ -285,24 +287,20 @@ int main(int argc, char **argv)
 		{ "ways", required_argument, NULL, 'w' },
 		{ 0 },
 	};
-	bool want[WAY__COUNT];
-	int rounds = 15, c;
-	struct rlimit rl;
-	long nofile = 0;
+	int c;
 
 	for (int w = 0; w < WAY__COUNT; w++)
 		want[w] = true;
-
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'r':
-			rounds = atoi(optarg);
+			*rounds = atoi(optarg);
 			break;
 		case 'n':
-			nofile = atol(optarg);
+			*nofile = atol(optarg);
 			break;
 		case 'w':
-			memset(want, 0, sizeof(want));
+			memset(want, 0, WAY__COUNT * sizeof(*want));
 			for (char *save, *t = strtok_r(optarg, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 				int w;
 
@@ -317,9 +315,103 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (optind != argc - 1 || rounds < 1)
+	if (optind != argc - 1 || *rounds < 1)
 		usage();
-	const char *cgroup = argv[optind];
+	return argv[optind];
+}
+
+/* One round of way w; how many groups (or files) it covered. */
+static size_t run_way(int w, struct mc_host *h, struct mc_host *fresh, struct files *fs,
+		      const char *cgroup)
+{
+	switch (w) {
+	case FLOOR:
+		way_floor(fs);
+		return fs->n_open_groups;
+	case FLOOR_STAT:
+		way_floor_stat(fs);
+		return fs->n_open_groups;
+	case FLOOR_LIMIT:
+		way_floor_limit(fs, fs->n_open);
+		return fs->n_groups;
+	case MEMCTL:
+		return way_memctl(h, cgroup);
+	case MEMCTL_FIRST:
+		return way_memctl(fresh, cgroup);
+	case OPENREAD:
+		way_openread(fs);
+		return fs->n_groups;
+	case LCG_WALK:
+		return lcg_walk(cgroup, lcg_walk_one);
+	case LCG_STATS:
+		return lcg_walk(cgroup, lcg_stats_one);
+	case LCG_GET:
+		return lcg_walk(cgroup, lcg_get_one);
+	}
+	return 0;
+}
+
+static void files_free(struct files *fs)
+{
+	for (size_t i = 0; i < fs->n; i++) {
+		if (i < fs->n_open)
+			close(fs->fd[i]);
+		free(fs->path[i]);
+	}
+	for (size_t g = 0; g < fs->n_groups; g++)
+		free(fs->dir[g]);
+	free(fs->dir);
+	free(fs->name);
+	free(fs->path);
+	free(fs->fd);
+	free(fs->first);
+	free(fs->stat);
+}
+
+/* The ways' medians over rounds interleaved way by way, one TSV row each. */
+static void measure(const bool want[WAY__COUNT], int rounds, struct mc_host *h, struct files *fs,
+		    const char *cgroup, size_t kept)
+{
+	struct bench_times t[WAY__COUNT];
+	size_t seen[WAY__COUNT] = { 0 };
+	int r;
+
+	for (int w = 0; w < WAY__COUNT; w++)
+		bench_times_init(&t[w], rounds);
+	for (int i = 0; i < rounds; i++) {
+		for (int w = 0; w < WAY__COUNT; w++) {
+			struct mc_host *fresh = NULL;
+			struct bench_clock clk;
+
+			if (!want[w])
+				continue;
+			if (w == MEMCTL_FIRST && (r = mc_host_open(NULL, &fresh)) < 0)
+				bench_die("mc_host_open", r);
+			bench_clock_start(&clk);
+			seen[w] = run_way(w, h, fresh, fs, cgroup);
+			bench_clock_stop(&clk, &t[w], i);
+			if (fresh)
+				mc_host_free(fresh);
+		}
+	}
+	for (int w = 0; w < WAY__COUNT; w++) {
+		if (!want[w])
+			continue;
+		printf("%s\t%zu\t%zu\t%d\t%.1f\t%.1f\t%zu\n", way_name[w], seen[w],
+		       w == FLOOR ? fs->n_open : w == FLOOR_STAT ? fs->n_open_groups : fs->n, rounds,
+		       bench_median(t[w].wall, (size_t)rounds), bench_median(t[w].cpu, (size_t)rounds), kept);
+	}
+	for (int w = 0; w < WAY__COUNT; w++)
+		bench_times_free(&t[w]);
+}
+
+int main(int argc, char **argv)
+{
+	bool want[WAY__COUNT];
+	int rounds = 15;
+	struct rlimit rl;
+	long nofile = 0;
+	const char *cgroup = parse_args(argc, argv, want, &rounds, &nofile);
 
 	/* As memctl's main does: soft up to hard; or both to --nofile. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
@@ -365,82 +457,8 @@ int main(int argc, char **argv)
 	}
 	if ((want[LCG_WALK] || want[LCG_STATS] || want[LCG_GET]) && (r = cgroup_init()) != 0)
 		bench_die(cgroup_strerror(r), EIO);
-
-	struct bench_times t[WAY__COUNT];
-	size_t seen[WAY__COUNT] = { 0 };
-
-	for (int w = 0; w < WAY__COUNT; w++)
-		bench_times_init(&t[w], rounds);
-	for (int i = 0; i < rounds; i++) {
-		for (int w = 0; w < WAY__COUNT; w++) {
-			struct mc_host *fresh = NULL;
-			struct bench_clock clk;
-
-			if (!want[w])
-				continue;
-			if (w == MEMCTL_FIRST && (r = mc_host_open(NULL, &fresh)) < 0)
-				bench_die("mc_host_open", r);
-			bench_clock_start(&clk);
-			switch (w) {
-			case FLOOR:
-				way_floor(&fs);
-				seen[w] = fs.n_open_groups;
-				break;
-			case FLOOR_STAT:
-				way_floor_stat(&fs);
-				seen[w] = fs.n_open_groups;
-				break;
-			case FLOOR_LIMIT:
-				way_floor_limit(&fs, fs.n_open);
-				seen[w] = fs.n_groups;
-				break;
-			case MEMCTL:
-				seen[w] = way_memctl(h, cgroup);
-				break;
-			case MEMCTL_FIRST:
-				seen[w] = way_memctl(fresh, cgroup);
-				break;
-			case OPENREAD:
-				way_openread(&fs);
-				seen[w] = fs.n_groups;
-				break;
-			case LCG_WALK:
-				seen[w] = lcg_walk(cgroup, lcg_walk_one);
-				break;
-			case LCG_STATS:
-				seen[w] = lcg_walk(cgroup, lcg_stats_one);
-				break;
-			case LCG_GET:
-				seen[w] = lcg_walk(cgroup, lcg_get_one);
-				break;
-			}
-			bench_clock_stop(&clk, &t[w], i);
-			if (fresh)
-				mc_host_free(fresh);
-		}
-	}
-	for (int w = 0; w < WAY__COUNT; w++) {
-		if (!want[w])
-			continue;
-		printf("%s\t%zu\t%zu\t%d\t%.1f\t%.1f\t%zu\n", way_name[w], seen[w],
-		       w == FLOOR ? fs.n_open : w == FLOOR_STAT ? fs.n_open_groups : fs.n, rounds,
-		       bench_median(t[w].wall, (size_t)rounds), bench_median(t[w].cpu, (size_t)rounds), kept);
-	}
-	for (int w = 0; w < WAY__COUNT; w++)
-		bench_times_free(&t[w]);
-	for (size_t i = 0; i < fs.n; i++) {
-		if (i < fs.n_open)
-			close(fs.fd[i]);
-		free(fs.path[i]);
-	}
-	for (size_t g = 0; g < fs.n_groups; g++)
-		free(fs.dir[g]);
-	free(fs.dir);
-	free(fs.name);
-	free(fs.path);
-	free(fs.fd);
-	free(fs.first);
-	free(fs.stat);
+	measure(want, rounds, h, &fs, cgroup, kept);
+	files_free(&fs);
 	if (h)
 		mc_host_free(h);
 	return 0;

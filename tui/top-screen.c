@@ -310,18 +310,14 @@ static int rows_height(const struct screen *s)
  */
 static int name_width(const struct screen *s, size_t first, int h)
 {
-	struct top_model *m = s->m;
-	int w = 12;
+	/* the tree's mark ("- ", "+ ") after the indentation; the model keeps the widest */
+	size_t need = s->m->label_max + 2;
+	int w = need > (size_t)COLS ? COLS : (int)need;
 
 	(void)first;
 	(void)h;
-	for (size_t k = 0; k < m->n_order; k++) {
-		const struct top_row *r = &m->rows[m->order[k]];
-		int need = (int)r->depth * 2 + 2 + (int)r->label_len;
-
-		if (need > w)
-			w = need;
-	}
+	if (w < 12)
+		w = 12;
 	return w > COLS / 3 ? COLS / 3 : w;
 }
 

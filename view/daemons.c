@@ -138,12 +138,18 @@ void top_daemons_refresh(struct top_model *m)
 	int changed = m->src->ops->daemons ? daemons_from_source(m) : daemons_from_state_dir(d);
 
 	if (changed < 0) {
-		for (size_t i = 0; i < m->n; i++)
+		/* no state: every row has none (a pass only when that is news) */
+		for (size_t i = 0; (!m->daemons_none || m->daemons_new) && i < m->n; i++)
 			m->rows[i].daemon = -1;
+		m->daemons_none = true;
+		m->daemons_new = false;
 		return;
 	}
+	if (m->daemons_none)
+		changed = 1;   /* rows set to -1 above: look them up */
+	m->daemons_none = false;
 	/* rows keep their text until the state changes (a new row is looked up) */
-	for (size_t i = 0; i < m->n; i++) {
+	for (size_t i = 0; (changed || m->daemons_new) && i < m->n; i++) {
 		struct top_row *r = &m->rows[i];
 		int k;
 
@@ -159,6 +165,7 @@ void top_daemons_refresh(struct top_model *m)
 		}
 		r->daemon = k;
 	}
+	m->daemons_new = false;
 }
 
 const struct mc_runstate *top_row_daemon(const struct top_model *m, const struct top_row *r)

@@ -211,6 +211,7 @@ static int rebuild_rows(struct top_model *m)
 	m->order = order;
 	m->n_order = 0;
 	m->ob.n = 0;   /* other rows: the children lists are built again */
+	m->keys_new = m->daemons_new = true;
 	for (size_t i = 0; i < n; i++)
 		if (row_label(&rows[i]) < 0)
 			ret = -ENOMEM;
@@ -269,8 +270,14 @@ static void row_rates_from_prev(struct top_model *m, struct top_row *r, unsigned
 static int row_read(struct top_model *m, size_t i, unsigned parts)
 {
 	struct top_row *r = &m->rows[i];
-	unsigned want = parts & ~r->fresh;
+	unsigned want;
 	int ret;
+
+	if (r->fresh_at != m->refreshes) {
+		r->fresh = 0;   /* read in an earlier refresh */
+		r->fresh_at = m->refreshes;
+	}
+	want = parts & ~r->fresh;
 
 	if (!want || r->gone)
 		return 0;
@@ -311,6 +318,18 @@ static void compute_limits(struct top_model *m)
 	}
 }
 
+/* The effective limit of row i alone, through its ancestors (the rows of one screen). */
+static uint64_t row_limit(struct top_model *m, size_t i)
+{
+	struct top_row *r = &m->rows[i];
+	uint64_t lim = r->up == (size_t)-1 ? m->src->ops->limit(m->src) : row_limit(m, r->up);
+
+	if (r->g.raw_valid[MC_KNOB_MAX] && r->g.raw[MC_KNOB_MAX] < lim)
+		lim = r->g.raw[MC_KNOB_MAX];
+	r->eff_limit = lim;
+	return lim;
+}
+
 int top_model_fill(struct top_model *m, size_t first, size_t count, size_t extra,
 		   unsigned parts)
 {
@@ -331,10 +350,12 @@ int top_model_fill(struct top_model *m, size_t first, size_t count, size_t extra
 		for (size_t u = m->rows[i].up;
 		     ret == 0 && (parts & MC_READ_KNOB_MAX) && u != (size_t)-1; u = m->rows[u].up)
 			ret = row_read(m, u, MC_READ_KNOB_MAX);
+		row_limit(m, i);
 	}
-	if (ret == 0 && extra < m->n)
+	if (ret == 0 && extra < m->n) {
 		ret = row_read(m, extra, parts | MC_READ_ALL | TOP_READ_TASKS);
-	compute_limits(m);
+		row_limit(m, extra);
+	}
 	return ret;
 }
 
@@ -478,10 +499,16 @@ static void emit(struct top_model *m, size_t i)
 {
 	const struct top_order_buf *o = &m->ob;
 
+	const struct top_row *r = &m->rows[i];
+	size_t need;
+
 	if (!o->keep[i])
 		return;
 	m->order[m->n_order++] = i;
-	if (m->rows[i].collapsed)
+	need = (size_t)r->depth * 2 + r->label_len;
+	if (need > m->label_max)
+		m->label_max = need;
+	if (r->collapsed)
 		return;
 	for (size_t k = o->kid_start[i]; k < o->kid_start[i + 1]; k++)
 		emit(m, o->kids[k]);
@@ -539,12 +566,17 @@ void top_model_order(struct top_model *m)
 	struct top_order_buf *o = &m->ob;
 
 	m->n_order = 0;
+	m->label_max = 0;
 	if (m->n == 0)
 		return;
 	if (order_reserve(o, m->n) < 0) {
 		/* out of memory: show the rows in tree order */
-		for (size_t i = 0; i < m->n; i++)
+		for (size_t i = 0; i < m->n; i++) {
+			size_t need = (size_t)m->rows[i].depth * 2 + m->rows[i].label_len;
+
 			m->order[m->n_order++] = i;
+			m->label_max = need > m->label_max ? need : m->label_max;
+		}
 		o->n = 0;
 		return;
 	}
@@ -579,10 +611,16 @@ static int read_sort_keys(struct top_model *m, bool all)
 {
 	unsigned parts = top_cols[m->sort_col].parts;
 	size_t turns = 1;
+	bool every = all || m->keys_new;
 
 	if (!all && m->key_budget && m->n > m->key_budget)
 		turns = (m->n + m->key_budget - 1) / m->key_budget;
-	for (size_t i = 0; parts && i < m->n; i++) {
+	/*
+	 * Rows never read (made by the last walk) are read whatever their
+	 * turn, in a pass over every row; other refreshes go straight to the
+	 * rows of their turn.
+	 */
+	for (size_t i = every ? 0 : m->refreshes % turns; parts && i < m->n; i += every ? 1 : turns) {
 		int r = 0;
 
 		if (turns == 1 || i % turns == m->refreshes % turns ||
@@ -591,7 +629,10 @@ static int read_sort_keys(struct top_model *m, bool all)
 		if (r < 0)
 			return r;
 	}
-	compute_limits(m);
+	m->keys_new = false;
+	/* the effective limit of every row: the % column sorts by it */
+	if (parts & MC_READ_KNOB_MAX)
+		compute_limits(m);
 	return 0;
 }
 
@@ -623,9 +664,7 @@ int top_model_refresh(struct top_model *m, double now)
 			return r;
 	}
 	m->rescan = false;
-	m->refreshes++;
-	for (size_t i = 0; i < m->n; i++)
-		m->rows[i].fresh = 0;
+	m->refreshes++;   /* every row's fresh is of an earlier refresh now */
 	if (m->policy.pol) {
 		run_policy(m);
 		attach_decisions(m);

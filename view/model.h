@@ -56,7 +56,8 @@ struct top_row {
 	bool gone;            /* vanished since the last directory walk */
 	struct mc_group_snap g;
 	unsigned have;        /* parts ever read (MC_READ_*) */
-	unsigned fresh;       /* parts read in this refresh */
+	unsigned fresh;       /* parts read in refresh fresh_at (older: none this refresh) */
+	unsigned long fresh_at;
 	uint64_t eff_limit;   /* min of its max and every ancestor's */
 	struct top_rate refault, max_events, oom_kill;
 	size_t tasks;         /* processes in the group itself (TOP_READ_TASKS) */
@@ -137,6 +138,15 @@ struct top_model {
 	                         take turns); 0: every row, every refresh */
 	unsigned long reads;  /* files read, for the cost figures */
 	struct top_order_buf ob;
+	/*
+	 * Rows made by the last directory walk and not yet through a whole
+	 * pass of the sort keys and the daemons' lookup (the other refreshes
+	 * touch only the rows whose turn it is: with 1000 groups each pass
+	 * over every row costs cache misses of its own).
+	 */
+	bool keys_new, daemons_new;
+	bool daemons_none;    /* the last lookup found no state: every row's daemon is -1 */
+	size_t label_max;     /* widest depth * 2 + label_len of the rows in order */
 };
 
 /* A model of the live groups below parent (absolute). 0 or -errno. */

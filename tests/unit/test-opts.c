@@ -82,6 +82,11 @@ static int parse(const char *line, struct mc_ctx *ctx, struct mc_call *call, str
 	return mc_call_parse(ctx, argc, argv, call, err);
 }
 
+/*
+ * Command lines through the option parser, each with its verdict. It is
+ * long because it is one list of cases, a few lines each, read top to
+ * bottom.
+ */
 static void check_parse(void)
 {
 	struct mc_opt_error err;

@@ -295,6 +295,12 @@ static void random_chain(uint64_t *st, uint64_t cap, uint64_t out[4])
 	memcpy(out, v, sizeof(v));
 }
 
+/*
+ * One random round: live values and a profile for six groups, the plan,
+ * and its checks: every step valid when replayed on the live values, the
+ * limits the profile asks for reached, and a second plan on the result
+ * empty. It is long because the three stages share the round's arrays.
+ */
 static void fuzz_round(uint64_t *st, const struct mc_caps *caps, int *fail_replay,
 		       int *fail_reach, int *fail_idem)
 {

@@ -183,6 +183,8 @@ static void test_ws(void)
 /*
  * The estimate across intervals (hold 3, alpha 0.5, pages of 4K). The
  * deadband of 64M is 1M (1% is 0.64M).
+ * It is long because it is one table of interval sequences and the few
+ * direct cases after it.
  */
 static void test_ws_update(void)
 {
@@ -775,6 +777,11 @@ static void v2_profile(struct mc_group_spec g[4], struct mc_profile *p)
 	p->n_groups = 4;
 }
 
+/*
+ * Four intervals of the engine on v2: the decisions of each checked against
+ * values computed by hand. It is long because each interval builds on the
+ * state the one before left.
+ */
 static void test_decide_v2(void)
 {
 	struct mc_policy_config cfg = { .headroom = 24 * M, .cpus = 2, .ws_alpha = 0.5 };
@@ -1554,9 +1561,10 @@ static void test_v1_caps(void)
 }
 
 /*
- * The seed-001 analog on v1, one interval: a 192M parent (headroom 8M,
- * deadband 2015232), ws (protect: active) with active file ws_active and
- * usage ws_usage, stream at its live cap. Returns the cap decided for
+ * The analog of the active-set seed (docs/BENCHMARKS.md) on v1, one
+ * interval: a 192M parent (headroom 8M, deadband 2015232), ws (protect:
+ * active) with active file ws_active and usage ws_usage, stream at its
+ * live cap. Returns the cap decided for
  * stream; *ret_why (may be NULL) gets a copy of its reason, *ret_settled
  * (may be NULL) the intervals the engine reports stream's cap converged
  * after (0: not reported this interval).
@@ -1759,6 +1767,8 @@ static void test_units(void)
  * protect: active group and its profile ancestors, off elsewhere, the
  * profile's own value kept, and no note when no top-level group needs the
  * parent's switch.
+ * It is long because it is one tree (its rows a table) decided on the
+ * patched kernel and again on stock v2.
  */
 static void test_protect_switches(void)
 {
@@ -1991,6 +2001,8 @@ static void test_decide_numa_state(void)
  * THP high 255M becomes 252M (max 256M, gap 2M x 2), below its profile low
  * 254M, so low follows it down. v1 with an unlimited parent (limit = RAM):
  * no cap can leave room, which a note says.
+ * It is long because it is one tree decided on v2 and then on v1, each with
+ * its checks.
  */
 static void test_decide_valid_chain(void)
 {

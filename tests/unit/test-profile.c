@@ -425,6 +425,10 @@ static void test_unlimited_lower_knobs(void)
 	}
 }
 
+/*
+ * A profile using every key, parsed and checked field by field. It is long
+ * because it is that profile's text and one check per field.
+ */
 static void test_full_profile(void)
 {
 	static const char yaml[] =
@@ -714,6 +718,11 @@ static char *nested_groups(int depth, int *ret_line, int *ret_col)
 	return t.s;
 }
 
+/*
+ * The parser's bounds (group depth, YAML nesting, alias expansion, node
+ * count, name and path lengths, the number of errors), each met or passed.
+ * It is long because it is one list of cases, each a few lines.
+ */
 static void test_limits(void)
 {
 	struct mc_diags d = { 0 };
@@ -977,7 +986,10 @@ static struct mc_size sz_pct(uint32_t c)
 	return (struct mc_size){ .kind = MC_SIZE_PERCENT, .centipct = c };
 }
 
-/* The planner's use: after resolving percentages, compare bytes. */
+/*
+ * The planner's use: after resolving percentages, compare bytes.
+ * It is long because it is one table of knob chains with their verdicts.
+ */
 static void test_check_order_resolved(void)
 {
 	struct mc_group_spec child = { .name = "cache", .thp = -1 };

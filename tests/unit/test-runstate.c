@@ -174,6 +174,11 @@ static int put(const char *name, const char *text, mode_t mode)
 	return close(fd);
 }
 
+/*
+ * Publishing, reading, listing and removing published state in a scratch
+ * state directory, and the files others may have left there. It is long
+ * because it is one story in that directory, step after step.
+ */
 static void test_files(void)
 {
 	struct mc_runstate s = sample(), *v = NULL, p;

@@ -292,6 +292,8 @@ static void test_bad_values(struct mc_host *h)
  * mc_subtree_keep_knobs: a knob file is read once, then again only after
  * a write to it (reported by inotify at the next scan); the parent's
  * effective limit likewise. Other files are read every time.
+ * It is long because it is one sequence of writes and scans, each read
+ * counted.
  */
 static void test_keep_knobs(struct mc_host *h)
 {
@@ -576,9 +578,9 @@ static bool usages_match(struct mc_subtree *t, const struct names *written, cons
 }
 
 /*
- * Random churn, with a scan (and a check) after each step or two. Longer
- * than 60 lines: one scenario read top to bottom, its four kinds of step
- * side by side.
+ * Random churn, with a scan (and a check) after each step or two. It is
+ * long because it is one scenario read top to bottom, its four kinds of
+ * step side by side.
  */
 static void churn_random(struct mc_subtree *t, struct names *written, unsigned long *val,
 			 unsigned long next)
@@ -655,7 +657,7 @@ static void churn_random(struct mc_subtree *t, struct names *written, unsigned l
 		  changed, scans, unchanged);
 }
 
-/* The churn scenario; longer than 60 lines as it reads as one story, step after step. */
+/* The churn scenario. It is long because it reads as one story, step after step. */
 static void test_churn(void)
 {
 	struct mc_host *h;

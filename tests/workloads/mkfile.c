@@ -21,12 +21,43 @@
 
 #include "wl.h"
 
+/* Writes size bytes of the xorshift stream seeded from size to fd (path: for messages). */
+static void write_content(int fd, const char *path, uint64_t size)
+{
+	size_t block = 1 << 20;
+	uint64_t done = 0, x = size ^ 0x9e3779b97f4a7c15ULL;
+	uint64_t *buf = malloc(block);
+
+	if (!buf)
+		wl_die("cannot allocate %zu bytes", block);
+	while (done < size) {
+		size_t n = size - done < block ? (size_t)(size - done) : block, off = 0;
+
+		for (size_t w = 0; w < block / 8; w++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			buf[w] = x;
+		}
+		while (off < n) {
+			ssize_t r = write(fd, (char *)buf + off, n - off);
+
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				wl_die("cannot write '%s': %s", path, strerror(errno));
+			}
+			off += (size_t)r;
+		}
+		done += n;
+	}
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	bool reuse = false, keep = false, write_it = true;
-	uint64_t size, done = 0, x;
-	size_t block = 1 << 20;
-	uint64_t *buf;
+	uint64_t size;
 	struct stat st;
 	double t0 = wl_now();
 	int i, fd;
@@ -52,34 +83,8 @@ int main(int argc, char **argv)
 	fd = open(argv[i], O_RDWR | O_CREAT | O_CLOEXEC | (write_it ? O_TRUNC : 0), 0644);
 	if (fd < 0)
 		wl_die("cannot open '%s': %s", argv[i], strerror(errno));
-	if (write_it) {
-		buf = malloc(block);
-		if (!buf)
-			wl_die("cannot allocate %zu bytes", block);
-		x = size ^ 0x9e3779b97f4a7c15ULL;
-		while (done < size) {
-			size_t n = size - done < block ? (size_t)(size - done) : block, off = 0;
-
-			for (size_t w = 0; w < block / 8; w++) {
-				x ^= x << 13;
-				x ^= x >> 7;
-				x ^= x << 17;
-				buf[w] = x;
-			}
-			while (off < n) {
-				ssize_t r = write(fd, (char *)buf + off, n - off);
-
-				if (r < 0) {
-					if (errno == EINTR)
-						continue;
-					wl_die("cannot write '%s': %s", argv[i], strerror(errno));
-				}
-				off += (size_t)r;
-			}
-			done += n;
-		}
-		free(buf);
-	}
+	if (write_it)
+		write_content(fd, argv[i], size);
 	if (fsync(fd) < 0)
 		wl_die("cannot sync '%s': %s", argv[i], strerror(errno));
 	if (!keep) {

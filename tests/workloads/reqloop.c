@@ -61,6 +61,10 @@ static void sleep_until(double t)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * It is long because it is the whole program: its options, then the request
+ * loop and its report.
+ */
 int main(int argc, char **argv)
 {
 	unsigned long rate, seconds, seed = 1;

@@ -146,6 +146,10 @@ static uint64_t pass_mmap(const unsigned char *map, uint64_t size, size_t block,
 	return off < size ? off : size;
 }
 
+/*
+ * It is long because it is the whole program: its options, the file and its
+ * residency probe, then the passes and their report.
+ */
 int main(int argc, char **argv)
 {
 	bool use_mmap = false, verbose = false;
