@@ -105,6 +105,7 @@ struct mc_subtree {
 	struct mc_host *h;
 	char *parent;
 	struct sub_grp *root;
+	dev_t root_dev;         /* st_dev of root's directory */
 	struct sub_grp **v;     /* entries, preorder */
 	struct mc_subtree_entry *e;
 	size_t n;
@@ -736,7 +737,16 @@ static int scan_root(struct mc_subtree *t, bool *changed)
 	struct stat st;
 	int fd, r;
 
-	/* The parent is walked every time: it may have been removed or replaced. */
+	/*
+	 * The parent is looked up every time: it may have been removed or
+	 * replaced. Still the directory kept (its device and inode under the
+	 * same path, one fstatat), nothing changed; otherwise it is walked and
+	 * opened as the first time, a component at a time.
+	 */
+	if (t->root && !t->root->stale &&
+	    fstatat(t->h->rootfd, t->parent[1] ? t->parent + 1 : ".", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode) && st.st_ino == t->root->ino && st.st_dev == t->root_dev)
+		return 0;
 	r = cgfs_open_group(t->h, t->parent, O_RDONLY, &fd);
 	if (r < 0)
 		return r;
@@ -745,6 +755,7 @@ static int scan_root(struct mc_subtree *t, bool *changed)
 		close(fd);
 		return r;
 	}
+	t->root_dev = st.st_dev;
 	if (t->root && !t->root->stale && t->root->ino == st.st_ino) {
 		close(fd);
 		return 0;

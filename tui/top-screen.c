@@ -534,6 +534,26 @@ static void draw_header(struct screen *s, int y0, int nw)
 		attroff(A_REVERSE);
 }
 
+/*
+ * The GROUP cell of r: its indentation, the tree's mark and its label, cut
+ * at len - 1 bytes (as snprintf would cut them; without its format work,
+ * once per row and frame).
+ */
+static void name_cell(const struct top_row *r, char *buf, size_t len)
+{
+	const char *mark = !r->has_children ? "  " : r->collapsed ? "+ " : "- ";
+	size_t n = (size_t)r->depth * 2 < len - 1 ? (size_t)r->depth * 2 : len - 1;
+	size_t k;
+
+	memset(buf, ' ', n);
+	k = len - 1 - n < 2 ? len - 1 - n : 2;
+	memcpy(buf + n, mark, k);
+	n += k;
+	k = len - 1 - n < r->label_len ? len - 1 - n : r->label_len;
+	memcpy(buf + n, r->label, k);
+	buf[n + k] = '\0';
+}
+
 /* Draws the header and the rows; x positions per shown column. */
 static void draw_table(struct screen *s, int y0, int h)
 {
@@ -563,8 +583,7 @@ static void draw_table(struct screen *s, int y0, int h)
 		else if (s->color && pct.valid && pct.d >= 90)
 			attron(COLOR_PAIR(PAIR_HOT));
 		mvhline(y, 0, ' ', COLS);
-		snprintf(name, sizeof(name), "%*s%s%s", (int)r->depth * 2, "",
-			 !r->has_children ? "  " : r->collapsed ? "+ " : "- ", r->label);
+		name_cell(r, name, sizeof(name));
 		put_clipped(y, 0, name, nw, false);
 		x = (size_t)nw;
 		for (size_t c = 1 + s->hcol; col_fits(s, c, x); c++) {

@@ -364,12 +364,8 @@ const char *top_cell(const struct top_model *m, const struct top_row *r, const s
 	if (c->kind == TOP_SIZE)
 		return mc_fmt_size_short(v.u, buf, len);
 	if (c->kind == TOP_COUNT)
-		mc_fmt_u64(v.u, buf, len);
-	else if (c->kind == TOP_RATE && v.d >= 100)
-		snprintf(buf, len, "%.0f", v.d);
-	else
-		snprintf(buf, len, "%.1f", v.d);
-	return buf;
+		return mc_fmt_u64(v.u, buf, len);
+	return mc_fmt_fixed(v.d, c->kind == TOP_RATE && v.d >= 100 ? 0 : 1, buf, len);
 }
 
 unsigned top_cols_parts(const int *cols, size_t n)

@@ -1,5 +1,6 @@
 /* Values as memctl shows them: see format.h. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +28,43 @@ const char *mc_fmt_u64(uint64_t v, char *buf, size_t len)
 		buf[i] = d[n - 1 - i];
 	if (len > 0)
 		buf[n < len ? n : len - 1] = '\0';
+	return buf;
+}
+
+/*
+ * x * 10 rounded to an integer as printf's "%.1f" rounds x: to nearest,
+ * ties to even, on x's exact binary value. x * 10 itself is rounded, so
+ * each step asks fma, whose single rounding keeps the sign of x * 10 - c
+ * exact: first the integer below x * 10, then which side of its half x * 10
+ * lies on.
+ */
+static uint64_t tenths_round(double x)
+{
+	double n = floor(x * 10.0), d;
+
+	if (fma(x, 10.0, -n) < 0)
+		n -= 1;   /* x * 10 rounded up to the next integer */
+	d = fma(x, 10.0, -(n + 0.5));
+	return (uint64_t)n + (d > 0 || (d == 0 && fmod(n, 2.0) != 0));
+}
+
+const char *mc_fmt_fixed(double x, int decimals, char *buf, size_t len)
+{
+	uint64_t t;
+	size_t n;
+
+	/* beyond 2^52 / 10 the halves are not exact doubles: printf's own way */
+	if (!(x >= 0 && x < 1e14) || signbit(x) || (decimals != 0 && decimals != 1) || len < 24) {
+		snprintf(buf, len, "%.*f", decimals, x);
+		return buf;
+	}
+	if (decimals == 0)
+		return mc_fmt_u64((uint64_t)nearbyint(x), buf, len);
+	t = tenths_round(x);
+	n = strlen(mc_fmt_u64(t / 10, buf, len));
+	buf[n] = '.';
+	buf[n + 1] = (char)('0' + t % 10);
+	buf[n + 2] = '\0';
 	return buf;
 }
 

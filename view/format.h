@@ -26,6 +26,12 @@ const char *mc_fmt_size_short(uint64_t v, char *buf, size_t len);
 /* v in decimal, as "%" PRIu64 prints it, into buf (len bytes, cut as snprintf cuts). Returns buf. */
 const char *mc_fmt_u64(uint64_t v, char *buf, size_t len);
 
+/*
+ * x as printf's "%.0f" or "%.1f" prints it (decimals 0 or 1), byte for
+ * byte, without printf for the values a column shows (0 <= x < 1e14; the
+ * rest through snprintf). len >= 24. Returns buf.
+ */
+const char *mc_fmt_fixed(double x, int decimals, char *buf, size_t len);
 /* Appends a raw value as JSON: a number, or "max". */
 void mc_fmt_json_size(struct mc_buf *b, uint64_t v);
 

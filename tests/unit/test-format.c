@@ -6,6 +6,7 @@
  * pseudo-random sweep of every magnitude.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,6 +54,55 @@ static unsigned check(uint64_t v)
 	return 0;
 }
 
+/* "%.0f" and "%.1f" of x against snprintf's; counts the values that differ. */
+static unsigned check_fixed(double x)
+{
+	unsigned bad = 0;
+
+	for (int d = 0; d <= 1; d++) {
+		char got[32], want[32];
+
+		mc_fmt_fixed(x, d, got, sizeof(got));
+		snprintf(want, sizeof(want), "%.*f", d, x);
+		if (strcmp(got, want) != 0) {
+			tap_eq_str(got, want, "%%.%df of %.17g", d, x);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/*
+ * Percentages and rates (mc_fmt_fixed): exact halves (k / 20 for the
+ * tenths, k / 2 for integers: ties to even), their neighbours one ulp away,
+ * decimal fractions that are not exact (0.15 is a little below), and
+ * random values of every magnitude, against snprintf.
+ */
+static void test_fixed(void)
+{
+	static const double edge[] = { 0, 0.04, 0.05, 0.15, 0.25, 0.35, 0.45, 0.95, 9.95, 99.95,
+				       100, 1.05, 2.675, 1e13 + 0.25, 99999999999999.9, 1e14,
+				       1e15 + 0.5, -0.0, -0.05, -1.25 };
+	uint64_t r = 2463534242ull;
+	unsigned bad = 0;
+
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		bad += check_fixed(edge[i]);
+	for (int k = 0; k < 200000; k++) {
+		double h = k / 20.0, w = k / 2.0;
+
+		bad += check_fixed(h) + check_fixed(nextafter(h, 0)) + check_fixed(nextafter(h, 1e300));
+		bad += check_fixed(w) + check_fixed(k / 10.0) + check_fixed(k / 100.0);
+	}
+	for (int i = 0; i < 200000; i++) {
+		r ^= r << 13;
+		r ^= r >> 7;
+		r ^= r << 17;
+		bad += check_fixed((double)(r >> 11) / (double)(1ull << (i % 53)));
+	}
+	tap_eq_int(bad, 0, "percentages and rates print as printf prints them");
+}
+
 int main(void)
 {
 	static const uint64_t edge[] = {
@@ -85,5 +135,6 @@ int main(void)
 	}
 	tap_eq_int(bad, 0, "sizes and counts print as printf prints them");
 	tap_eq_str(mc_fmt_u64(123456, b, 4), "123", "a short buffer cuts as snprintf does");
+	test_fixed();
 	return tap_done();
 }

@@ -363,6 +363,33 @@ static void test_keep_knobs(struct mc_host *h)
 	mc_subtree_free(t);
 }
 
+/* The parent removed and made again under its name: the next scan sees the new one. */
+static void test_root_replaced(struct mc_host *h)
+{
+	struct mc_subtree *t = NULL;
+	int r;
+
+	if (mc_subtree_new(h, "/a", &t) < 0 || mc_subtree_scan(t, false) < 0) {
+		tap_check(false, "root: a reader of /a");
+		mc_subtree_free(t);
+		return;
+	}
+	tap_eq_int(mc_subtree_scan(t, false), 0, "root: unchanged, a scan changes nothing");
+	tap_eq_u64(mc_subtree_count(t), 2, "root: /a and b");
+	rename_rel("a", "a.old");
+	make_v1_group("a", "268435456\n");
+	r = mc_subtree_scan(t, false);
+	tap_eq_int(r, 1, "root: replaced, the scan says the tree changed");
+	tap_eq_u64(mc_subtree_count(t), 1, "root: the new /a, without b");
+	rm_rel("a");
+	r = mc_subtree_scan(t, false);
+	tap_eq_int(r, -ENOENT, "root: removed, the scan says so");
+	rename_rel("a.old", "a");
+	tap_eq_int(mc_subtree_scan(t, false), 1, "root: back, the old tree again");
+	tap_eq_u64(mc_subtree_count(t), 2, "root: /a and b again");
+	mc_subtree_free(t);
+}
+
 /* --- the read model over the reader --- */
 
 /*
@@ -748,6 +775,7 @@ int main(void)
 	test_limit(h);
 	test_bad_values(h);
 	test_keep_knobs(h);
+	test_root_replaced(h);
 	test_model_parts(h);
 	test_model_order(h);
 	mc_host_free(h);
