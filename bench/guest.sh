@@ -277,7 +277,10 @@ for name in "${names[@]}"; do
 		spread numa weighted "none rr oracle weighted-aa" pgscan reclaim_s reads_per_s ;;
 	thp)
 		table thp "faulting in a MADV_HUGEPAGE mapping under a high limit (x = ratio to naive high, same stride)" \
-			- thp_alloc thp_fallback coverage_pct fallback_charge lat_avg_ms lat_max_ms sys elapsed high_mib ;;
+			- thp_alloc thp_fallback coverage_pct fallback_charge lat_avg_ms lat_max_ms sys elapsed high_mib
+		for st in 4k 2m; do
+			spread thp $st-memctl-defer "$st-naive-defer $st-memctl $st-naive" coverage_pct thp_fallback
+		done ;;
 	reclaim)
 		table reclaim "parallel allocators under a tight limit, repeated runs (x = ratio to no cap)" \
 			nocap runs oom_kills runs_with_oom failed elapsed_med x:elapsed_med elapsed_max cap_waits cap_skips ;;

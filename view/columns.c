@@ -253,6 +253,15 @@ static const char *text_numa(const struct top_model *m, const struct top_row *r,
 	return buf;
 }
 
+int top_val_cmp(enum top_kind kind, const struct top_val *x, const struct top_val *y)
+{
+	if (x->valid != y->valid)
+		return x->valid ? 1 : -1;   /* unknown sorts as smallest */
+	if (kind == TOP_SIZE || kind == TOP_COUNT)
+		return (x->u > y->u) - (x->u < y->u);
+	return (x->d > y->d) - (x->d < y->d);
+}
+
 static int cmp_num(const struct top_model *m, const struct top_col *c, const struct top_row *a,
 		   const struct top_row *b)
 {
@@ -260,11 +269,7 @@ static int cmp_num(const struct top_model *m, const struct top_col *c, const str
 
 	c->get(m, a, &x);
 	c->get(m, b, &y);
-	if (x.valid != y.valid)
-		return x.valid ? 1 : -1;   /* unknown sorts as smallest */
-	if (c->kind == TOP_SIZE || c->kind == TOP_COUNT)
-		return (x.u > y.u) - (x.u < y.u);
-	return (x.d > y.d) - (x.d < y.d);
+	return top_val_cmp(c->kind, &x, &y);
 }
 
 static int cmp_text(const struct top_model *m, const struct top_col *c, const struct top_row *a,

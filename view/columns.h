@@ -51,6 +51,12 @@ enum {
 extern const struct top_col top_cols[];
 extern const size_t top_n_cols;
 
+/*
+ * The order of two values of a numeric column of kind (TOP_SIZE, TOP_COUNT:
+ * u; TOP_PCT, TOP_RATE: d), unknown below known: < 0, 0, > 0. Every
+ * numeric column sorts by it.
+ */
+int top_val_cmp(enum top_kind kind, const struct top_val *x, const struct top_val *y);
 /* Column index by name, or -ENOENT. */
 int top_col_lookup(const char *name);
 /* Cell text of column c for row r ("-" when unknown), right-sized for c's width. */

@@ -93,6 +93,7 @@ void top_model_release(struct top_model *m)
 	free(m->ob.kid_start);
 	free(m->ob.fill);
 	free(m->ob.keep);
+	free(m->ob.key);
 	free(m->filter);
 	free(m->parent);
 	top_source_free(m->src);
@@ -484,7 +485,13 @@ static int sibling_cmp(const void *a, const void *b, void *arg)
 	const struct top_model *m = arg;
 	const struct top_col *c = &top_cols[m->sort_col];
 	size_t xi = *(const size_t *)a, yi = *(const size_t *)b;
-	int d = c->cmp(m, c, &m->rows[xi], &m->rows[yi]);
+	int d;
+
+	/* a numeric column: its values taken once (see top_model_order) */
+	if (m->ob.keyed)
+		d = top_val_cmp(c->kind, &m->ob.key[xi], &m->ob.key[yi]);
+	else
+		d = c->cmp(m, c, &m->rows[xi], &m->rows[yi]);
 
 	/* numbers: biggest first; names: a to z; r reverses either */
 	if (c->kind != TOP_TEXT)
@@ -517,13 +524,14 @@ static void emit(struct top_model *m, size_t i)
 /* Room in the order's arrays for n rows. 0 or -ENOMEM. */
 static int order_reserve(struct top_order_buf *o, size_t n)
 {
-	size_t c[4] = { o->cap, o->cap, o->cap, o->cap };
+	size_t c[5] = { o->cap, o->cap, o->cap, o->cap, o->cap };
 
-	/* four arrays of one capacity: each reserve starts from the old one */
+	/* five arrays of one capacity: each reserve starts from the old one */
 	if (mc_array_reserve(&o->kids, &c[0], n + 1, sizeof(*o->kids)) < 0 ||
 	    mc_array_reserve(&o->kid_start, &c[1], n + 1, sizeof(*o->kid_start)) < 0 ||
 	    mc_array_reserve(&o->fill, &c[2], n + 1, sizeof(*o->fill)) < 0 ||
-	    mc_array_reserve(&o->keep, &c[3], n + 1, sizeof(*o->keep)) < 0)
+	    mc_array_reserve(&o->keep, &c[3], n + 1, sizeof(*o->keep)) < 0 ||
+	    mc_array_reserve(&o->key, &c[4], n + 1, sizeof(*o->key)) < 0)
 		return -ENOMEM;
 	o->cap = c[0];
 	return 0;
@@ -591,12 +599,21 @@ void top_model_order(struct top_model *m)
 			o->keep[m->rows[i].up] = true;
 	}
 	o->keep[0] = true;
+	/*
+	 * A numeric column's values taken once, in row order, into an array
+	 * the comparisons read: not twice a comparison through the column's
+	 * getter from rows visited in sort order (a cache miss each, 1000 rows).
+	 */
+	o->keyed = top_cols[m->sort_col].kind != TOP_TEXT;
+	for (size_t i = 0; o->keyed && i < m->n; i++)
+		top_cols[m->sort_col].get(m, &m->rows[i], &o->key[i]);
 	for (size_t i = 0; i < m->n; i++) {
 		size_t *k = o->kids + o->kid_start[i], n = o->kid_start[i + 1] - o->kid_start[i];
 
 		if (n > 1 && !kids_sorted(m, k, n))
 			qsort_r(k, n, sizeof(*k), sibling_cmp, m);
 	}
+	o->keyed = false;   /* later comparisons (a row read since) go through the column */
 	emit(m, 0);
 }
 

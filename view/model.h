@@ -109,6 +109,8 @@ struct top_order_buf {
 	size_t *kid_start;    /* kids[kid_start[i] .. kid_start[i+1]) */
 	size_t *fill;
 	bool *keep;           /* matches the filter, or has a match below */
+	struct top_val *key;  /* each row's value of a numeric sort column, this order */
+	bool keyed;           /* key holds them (else siblings compare through the column) */
 	size_t n;
 	size_t cap;           /* elements each array has room for */
 };

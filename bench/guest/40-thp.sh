@@ -8,11 +8,25 @@
 # stride:
 #   4k-naive, 2m-naive     high 1 MiB below max: no room for a 2 MiB charge
 #                          between them, so huge-page charges meet max
-#                          and fall back to small pages
 #   4k-memctl, 2m-memctl   the same naive high, then `memctl apply` of a
 #                          profile with max and thp: true, which lowers it
 #                          as memctl computes for a THP group: on a 2 MiB
 #                          boundary, 2 MiB per CPU of room below max
+#   ...-defer              the same four with THP defrag "defer" instead of
+#                          "madvise". With "madvise" a fault in a
+#                          MADV_HUGEPAGE mapping charges with GFP_TRANSHUGE,
+#                          which may reclaim: a huge-page charge at max
+#                          reclaims and retries, up to 16 times, until
+#                          2 MiB fit below max, which with swap they did
+#                          every time so far (no fallback). With
+#                          "defer" (as with "never", or the default
+#                          "madvise" in a mapping not madvised under
+#                          enabled=always) it charges with
+#                          GFP_TRANSHUGE_LIGHT, which may not reclaim:
+#                          try_charge_memcg() fails a charge that does not
+#                          fit below max at once, and the fault falls back
+#                          to small pages. That is where the room below max
+#                          decides the coverage.
 # Per scenario: huge-page faults that got a huge page (thp_alloc) and that
 # fell back (thp_fallback, /proc/vmstat thp_fault_alloc and
 # thp_fault_fallback), coverage (thp_alloc / both), the kernel patch's
@@ -20,13 +34,12 @@
 # thp_fault_fallback_charge, "-" on the stock kernel), the job's per-2 MiB
 # fault latency (average of the two, maximum), their system time together,
 # the wall time until both finished, and the high limit used. The full
-# mode runs ROUNDS rounds of the four scenarios, interleaved, and the table
+# mode runs ROUNDS rounds of the eight scenarios, interleaved, and the table
 # shows each number's median over them (every round is in results.tsv).
 E=thp
 . /tests/bench/blib.sh
 [ -e /sys/kernel/mm/transparent_hugepage/enabled ] || { berr "no THP in this kernel"; exit 0; }
 echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
-echo madvise > /sys/kernel/mm/transparent_hugepage/defrag
 
 if [ $QUICK = 1 ]; then
 	LIMIT=32 SIZE=64
@@ -45,9 +58,11 @@ groups:
     thp: true
 EOF
 
-# scenario NAME STRIDE MODE(naive|memctl)
+# scenario NAME STRIDE MODE(naive|memctl) DEFRAG(madvise|defer)
 scenario() {
-	name=$1 stride=$2 mode=$3
+	name=$1 stride=$2 mode=$3 defrag=$4
+	echo $defrag > /sys/kernel/mm/transparent_hugepage/defrag ||
+		{ berr "$name: cannot set THP defrag to $defrag"; return; }
 	rmgroup T
 	mkdir $CG/T
 	echo ${LIMIT}M > $CG/T/memory.max
@@ -70,7 +85,7 @@ scenario() {
 	case $o0$o1 in *elapsed=*elapsed=*) ;; *) berr "$name: a job failed: $o0 $o1"; rmgroup T; return ;; esac
 	fc=$(stat thp_fault_fallback_charge T)
 	a=$((a1 - a0)) f=$((f1 - f0))
-	bench_round $name stride=$stride mode=$mode thp_alloc=$a thp_fallback=$f \
+	bench_round $name stride=$stride mode=$mode defrag=$defrag thp_alloc=$a thp_fallback=$f \
 		coverage_pct=$(awk -v a=$a -v f=$f 'BEGIN { printf "%.0f", a + f ? 100 * a / (a + f) : 0 }') \
 		fallback_charge=${fc:--} \
 		lat_avg_ms=$(awk -v a=$(field lat_avg_ms "$o0") -v b=$(field lat_avg_ms "$o1") 'BEGIN { printf "%.3f", (a + b) / 2 }') \
@@ -82,12 +97,18 @@ scenario() {
 
 r=0
 while [ $r -lt $ROUNDS ]; do
-	for stride in 4K 2M; do
-		s=$(echo $stride | tr KM km)
-		scenario $s-naive $stride naive
-		scenario $s-memctl $stride memctl
+	for defrag in madvise defer; do
+		sfx=
+		[ $defrag = defer ] && sfx=-defer
+		for stride in 4K 2M; do
+			s=$(echo $stride | tr KM km)
+			scenario $s-naive$sfx $stride naive $defrag
+			scenario $s-memctl$sfx $stride memctl $defrag
+		done
 	done
 	r=$((r + 1))
 done
-for s in 4k-naive 4k-memctl 2m-naive 2m-memctl; do bench_medians $s; done
+for s in 4k-naive 4k-memctl 2m-naive 2m-memctl 4k-naive-defer 4k-memctl-defer 2m-naive-defer 2m-memctl-defer; do
+	bench_medians $s
+done
 exit 0
