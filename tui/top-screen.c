@@ -1681,6 +1681,12 @@ static int curses_start(struct screen *s, struct saved_signals *old)
 	nonl();
 	keypad(stdscr, TRUE);
 	set_escdelay(25);
+	/*
+	 * No look for typeahead while a frame goes out: it costs two polls of
+	 * the terminal a frame, and a frame is a screenful of short lines that
+	 * is better shown whole than cut short by a key.
+	 */
+	typeahead(-1);
 	curs_set(0);
 	init_colors(s);
 	return 0;
