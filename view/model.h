@@ -82,6 +82,7 @@ struct top_daemons {
 	size_t n;
 	bool borrowed;        /* v is the source's (a recorded sample's), not ours to free */
 	uint64_t sig;         /* of the state files last read (mc_runstate_dir_sig) */
+	struct mc_runstate_watch watch;   /* when to list the state directory again */
 	size_t refused;       /* state files refused as untrusted */
 	const char *problem;  /* why the last one was */
 };
