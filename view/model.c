@@ -591,8 +591,8 @@ void top_model_order(struct top_model *m)
 	if (o->n != m->n)
 		order_kids(m);
 	/* rows come in preorder: a child after its parent, so walk backwards */
-	memset(o->keep, 0, m->n * sizeof(*o->keep));
-	for (size_t i = m->n; i-- > 0;) {
+	memset(o->keep, !m->filter || !*m->filter, m->n * sizeof(*o->keep));
+	for (size_t i = m->n; m->filter && *m->filter && i-- > 0;) {
 		if (matches(m, &m->rows[i]))
 			o->keep[i] = true;
 		if (o->keep[i] && m->rows[i].up != (size_t)-1)
