@@ -132,7 +132,10 @@ replay_phases() {
 
 record_run() {
 	tree_profile "$T_TMP/run.yaml" "$P-run" max=64M a/max=32M
+	local rc
 	mc run "$T_TMP/run.yaml" --once --record "$T_TMP/runstore" > "$T_TMP/run.out" 2>&1
-	check_rc $? 0 "memctl run --once --record"
+	rc=$?
+	check_rc $rc 0 "memctl run --once --record"
+	[ $rc = 0 ] || sed 's/^/# run: /' "$T_TMP/run.out"
 }
 
