@@ -423,6 +423,34 @@ static void test_corrupt(void)
 	mc_hist_sample_release(&got);
 }
 
+/* CRC-32C: the standard check value, and eight bytes at a time equal to one at a time. */
+static void test_crc(void)
+{
+	unsigned char buf[300];
+	uint32_t seed = 12345;
+	bool same = true;
+
+	tap_eq_int((long long)st_crc32c(0, "123456789", 9), 0xe3069283ll, "CRC-32C of \"123456789\"");
+	tap_eq_int((long long)st_crc32c(0, "", 0), 0, "CRC-32C of nothing");
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)((seed = seed * 1103515245u + 12345u) >> 16);
+	for (size_t off = 0; off < 8; off++)
+		for (size_t n = 0; n + off <= sizeof(buf); n++) {
+			uint32_t ref = ~0u, cut = n / 3;
+
+			for (size_t i = 0; i < n; i++) {
+				ref ^= buf[off + i];
+				for (int k = 0; k < 8; k++)
+					ref = ref & 1 ? (ref >> 1) ^ 0x82f63b78u : ref >> 1;
+			}
+			ref = ~ref;
+			if (st_crc32c(0, buf + off, n) != ref ||
+			    st_crc32c(st_crc32c(0, buf + off, cut), buf + off + cut, n - cut) != ref)
+				same = false;
+		}
+	tap_check(same, "every length and alignment up to 300 bytes, whole and in two parts, as bit by bit");
+}
+
 static int count_files(const char *ext)
 {
 	char cmd[160];
@@ -676,6 +704,7 @@ int main(void)
 	test_roundtrip();
 	test_torn();
 	test_corrupt();
+	test_crc();
 	test_retention();
 	test_refresh();
 	test_trust();
