@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -795,14 +796,65 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h;
 }
 
-int mc_runstate_dir_sig(const char *state_dir, uint64_t *ret)
+/*
+ * Listing the state directory (an open, a getdents, an fstatat per file,
+ * a close) every second is most of what `memctl top` spends on the
+ * daemons. The names, inodes, sizes and modification times change only
+ * through the directory: a file made, removed or renamed in it, written or
+ * its times set, each an inotify event of a watch on the directory. So a
+ * watched directory is listed again only after an event (or a lost watch,
+ * or an overflowed queue); each signature still asks every process listed
+ * whether it lives, which no event says. The directory itself is looked
+ * up at every call (one fstatat): removed, replaced or moved away, its
+ * path names another directory (or none), which is then watched anew.
+ */
+#define WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_ATTRIB | \
+		    IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+
+void mc_runstate_watch_init(struct mc_runstate_watch *w, bool inotify)
+{
+	memset(w, 0, sizeof(*w));
+	w->fd = inotify ? inotify_init1(IN_NONBLOCK | IN_CLOEXEC) : -1;
+	w->wd = -1;
+}
+
+void mc_runstate_watch_release(struct mc_runstate_watch *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->v);
+	memset(w, 0, sizeof(*w));
+	w->fd = w->wd = -1;
+}
+
+/* Reads the queued events: false when there were none (the listing still holds). */
+static bool watch_drain(struct mc_runstate_watch *w)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool any = false;
+	ssize_t len;
+
+	while ((len = read(w->fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + len;) {
+			const struct inotify_event *e = (const struct inotify_event *)p;
+
+			if (e->mask & IN_IGNORED && e->wd == w->wd)
+				w->wd = -1;   /* the directory went: watched anew */
+			p += sizeof(*e) + e->len;
+		}
+		any = true;
+	}
+	return any;
+}
+
+/* Lists state_dir into w's entries (pid and what the signature takes of each file). */
+static int watch_list(struct mc_runstate_watch *w, const char *state_dir)
 {
 	struct dirent *de;
-	uint64_t h = 0;
-	size_t n = 0;
 	DIR *d = opendir(state_dir);
 
-	*ret = 0;
+	w->n = 0;
+	w->listings++;
 	if (!d)
 		return errno == ENOMEM ? -ENOMEM : 0;
 	while ((de = readdir(d))) {
@@ -811,15 +863,85 @@ int mc_runstate_dir_sig(const char *state_dir, uint64_t *ret)
 
 		if (!pid || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		/* order-independent: readdir's order may change */
-		n++;
-		h += mix(mix(mix(mix((uint64_t)pid, (uint64_t)st.st_ino), (uint64_t)st.st_size),
-			     (uint64_t)st.st_mtim.tv_sec * 1000000000ULL + (uint64_t)st.st_mtim.tv_nsec),
-			 pid_alive(pid));
+		if (mc_array_reserve(&w->v, &w->cap, w->n + 1, sizeof(*w->v)) < 0) {
+			closedir(d);
+			w->n = 0;
+			return -ENOMEM;
+		}
+		w->v[w->n].pid = pid;
+		w->v[w->n++].part = mix(mix(mix((uint64_t)pid, (uint64_t)st.st_ino), (uint64_t)st.st_size),
+					(uint64_t)st.st_mtim.tv_sec * 1000000000ULL +
+						(uint64_t)st.st_mtim.tv_nsec);
 	}
 	closedir(d);
-	*ret = n ? (h ? h : 1) : 0;
 	return 0;
+}
+
+/* Whether w's listing of state_dir still holds: watched, the same directory, no event since. */
+static bool watch_holds(struct mc_runstate_watch *w, const char *state_dir)
+{
+	struct stat st;
+	bool events;
+
+	if (w->fd < 0)
+		return false;
+	events = watch_drain(w);
+	if (stat(state_dir, &st) < 0) {
+		w->listed = false;
+		return false;
+	}
+	if (w->wd >= 0 && (st.st_dev != w->dev || st.st_ino != w->ino)) {
+		inotify_rm_watch(w->fd, w->wd);
+		w->wd = -1;
+	}
+	if (w->wd < 0) {
+		struct stat again;
+
+		w->listed = false;
+		w->wd = inotify_add_watch(w->fd, state_dir, WATCH_MASK);
+		/* the directory watched is the one looked up, not one put there meanwhile */
+		if (w->wd >= 0 && (stat(state_dir, &again) < 0 || again.st_dev != st.st_dev ||
+				   again.st_ino != st.st_ino)) {
+			inotify_rm_watch(w->fd, w->wd);
+			w->wd = -1;
+		}
+		w->dev = st.st_dev;
+		w->ino = st.st_ino;
+		return false;
+	}
+	if (events)
+		w->listed = false;
+	return w->listed;
+}
+
+int mc_runstate_dir_sig_watched(struct mc_runstate_watch *w, const char *state_dir, uint64_t *ret)
+{
+	uint64_t h = 0;
+
+	*ret = 0;
+	if (!watch_holds(w, state_dir)) {
+		int r = watch_list(w, state_dir);
+
+		if (r < 0)
+			return r;
+		w->listed = w->wd >= 0;
+	}
+	/* order-independent: readdir's order may change */
+	for (size_t i = 0; i < w->n; i++)
+		h += mix(w->v[i].part, pid_alive(w->v[i].pid));
+	*ret = w->n ? (h ? h : 1) : 0;
+	return 0;
+}
+
+int mc_runstate_dir_sig(const char *state_dir, uint64_t *ret)
+{
+	struct mc_runstate_watch w;
+	int r;
+
+	mc_runstate_watch_init(&w, false);
+	r = mc_runstate_dir_sig_watched(&w, state_dir, ret);
+	mc_runstate_watch_release(&w);
+	return r;
 }
 
 /* Whether anc is path or an ancestor of it (both absolute). */

@@ -182,6 +182,29 @@ int mc_runstate_list(const char *state_dir, struct mc_runstate **ret, size_t *re
  */
 int mc_runstate_dir_sig(const char *state_dir, uint64_t *ret);
 
+/* A state directory's files as last listed, and the inotify watch that says when to list again. */
+struct mc_runstate_watch {
+	int fd;               /* inotify; -1: none (every call lists) */
+	int wd;               /* the watch on the directory; -1: none */
+	dev_t dev;            /* the directory watched */
+	ino_t ino;
+	bool listed;          /* v holds its files, and no event came since */
+	struct { long pid; uint64_t part; } *v;
+	size_t n, cap;
+	unsigned long listings;   /* how often it was listed (for tests) */
+};
+
+/* Starts w empty; with inotify false (or none to be had) every call lists the directory. */
+void mc_runstate_watch_init(struct mc_runstate_watch *w, bool inotify);
+void mc_runstate_watch_release(struct mc_runstate_watch *w);
+
+/*
+ * mc_runstate_dir_sig's signature of state_dir, the same value, listing
+ * the directory only when w's watch reported a change since the last
+ * listing (whether each process lives is asked at every call).
+ */
+int mc_runstate_dir_sig_watched(struct mc_runstate_watch *w, const char *state_dir, uint64_t *ret);
+
 /*
  * Which of n daemons manages group (absolute): the one whose parent is
  * the group or its nearest ancestor. Returns its index, or -1.

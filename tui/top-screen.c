@@ -1,11 +1,24 @@
 /*
  * The interactive screen of `memctl top` (ncurses).
  *
- * Each frame is drawn into stdscr with erase() and shown with one
- * refresh(): ncurses sends only what changed, once. Before drawing, the
- * screen asks the model for the columns of the rows it is about to show
- * (top_model_fill), so a refresh reads the sort key of every group and the
- * rest only for what is on screen.
+ * Each frame is drawn into stdscr and shown with one refresh(): ncurses
+ * sends only what changed, once. Before drawing, the screen asks the model
+ * for the columns of the rows it is about to show (top_model_fill), so a
+ * refresh reads the sort key of every group and the rest only for what is
+ * on screen.
+ *
+ * Most rows look the same from one second to the next, and ncurses finds
+ * that out at a cost: erase() blanks every cell of stdscr, each row drawn
+ * again marks its line changed, and refresh() compares all of them with
+ * the terminal's, cell by cell (about a sixth of a refresh at 1000 groups,
+ * with the memory out of the caches after a second of sleep). So the
+ * table's rows are composed as cells of their own and compared with what
+ * the line got last frame, and ncurses is handed only the lines that
+ * differ. A frame draws over the last one without erase() only when both
+ * show the table at the same size (the lines other than rows are drawn
+ * whole every frame); any other frame starts from erase() and forgets
+ * what the lines held. A row that is not plain ASCII is drawn through
+ * ncurses and forgotten too.
  *
  * The terminal is never left broken: endwin() runs on every way out
  * (return, exit through atexit, SIGINT/SIGTERM/SIGHUP which end the loop,
@@ -77,6 +90,13 @@ struct screen {
 	bool replay_bad;      /* the last replay step met a record that could not be read */
 	char *reason;         /* the selected group's decisions in full, this frame */
 	int reason_h;         /* lines the reason pane takes */
+	/* the rows' cells as drawn (see the top of the file); NULL: none kept */
+	chtype *lines;        /* lines_n lines of lines_cols cells */
+	chtype *row_cells;    /* a row being composed */
+	bool *line_kept;      /* line y of stdscr holds lines[y] */
+	bool *line_now;       /* line y was composed in this frame */
+	int lines_n, lines_cols;
+	bool table_shown;     /* the last frame showed the table (no pane, help or chooser) */
 };
 
 /* The status message wraps over at most this many lines (an error's hint included). */
@@ -361,26 +381,39 @@ static const char *fit_number(const struct top_model *m, const struct top_row *r
  * those bytes, without its per-byte multibyte and control-character work
  * (most of the cost of drawing a frame). false when t is not that simple.
  */
-static bool put_ascii(int y, int x, const char *t, int n, int w, bool right)
+static chtype cell_attrs(void)
 {
-	chtype cells[CELL_MAX];
 	attr_t a;
 	short pair;
+
+	attr_get(&a, &pair, NULL);
+	return (a & ~A_COLOR) | COLOR_PAIR(pair);
+}
+
+/* Composes t (n bytes) into the w cells at cells; false when t is not printable ASCII. */
+static bool ascii_cells(chtype *cells, const char *t, int n, int w, bool right)
+{
 	chtype base;
 	int pad = n < w ? w - n : 0;
 
-	if (w > CELL_MAX)
-		return false;
 	for (int i = 0; i < n && i < w; i++)
 		if (t[i] < 0x20 || t[i] > 0x7e)
 			return false;
-	attr_get(&a, &pair, NULL);
-	base = (a & ~A_COLOR) | COLOR_PAIR(pair);
+	base = cell_attrs();
 	for (int i = 0; i < w; i++) {
 		int c = right ? i - pad : i;
 
 		cells[i] = base | (chtype)(c >= 0 && c < n ? (unsigned char)t[c] : ' ');
 	}
+	return true;
+}
+
+static bool put_ascii(int y, int x, const char *t, int n, int w, bool right)
+{
+	chtype cells[CELL_MAX];
+
+	if (w > CELL_MAX || !ascii_cells(cells, t, n, w, right))
+		return false;
 	mvaddchnstr(y, x, cells, w);
 	return true;
 }
@@ -554,55 +587,109 @@ static void name_cell(const struct top_row *r, char *buf, size_t len)
 	buf[n + k] = '\0';
 }
 
-/* Draws the header and the rows; x positions per shown column. */
+/*
+ * A cell of a row: composed into the row's cells (line, COLS of them), or
+ * drawn on line y when line is NULL. false when it cannot be composed.
+ */
+static bool put_cell(chtype *line, int y, int x, const char *t, int w, bool right)
+{
+	if (!line) {
+		put_clipped(y, x, t, w, right);
+		return true;
+	}
+	return w <= 0 || ascii_cells(line + x, t, (int)strlen(t), w, right);
+}
+
+/*
+ * Row k of the display order on line y (the name column nw wide): composed
+ * into line, or drawn when line is NULL. false when it cannot be composed
+ * (a cell not plain ASCII): the caller draws it then.
+ */
+static bool draw_row(struct screen *s, chtype *line, int y, size_t k, int nw)
+{
+	struct top_model *m = s->m;
+	const struct top_row *r = &m->rows[m->order[k]];
+	int dec_col = top_col_lookup("decision");
+	struct top_val pct = { 0 };
+	char buf[256], name[300];
+	bool ok = true;
+	size_t x;
+
+	top_cols[top_col_lookup("pct")].get(m, r, &pct);
+	if (k == s->sel)
+		attron(A_REVERSE);
+	else if (r->gone)
+		attron(A_DIM);
+	else if (s->color && pct.valid && pct.d >= 90)
+		attron(COLOR_PAIR(PAIR_HOT));
+	if (line) {
+		chtype blank = cell_attrs() | ' ';
+
+		for (int i = 0; i < COLS; i++)
+			line[i] = blank;
+	} else {
+		mvhline(y, 0, ' ', COLS);
+	}
+	name_cell(r, name, sizeof(name));
+	ok &= put_cell(line, y, 0, name, nw, false);
+	x = (size_t)nw;
+	for (size_t c = 1 + s->hcol; col_fits(s, c, x); c++) {
+		const struct top_col *col = &top_cols[s->cols[c]];
+		int w = col_width(s, c, x);
+		const char *t = top_cell(m, r, col, buf, sizeof(buf));
+
+		if (w > COLS - (int)x - 1)
+			w = COLS - (int)x - 1;
+		if (col->kind != TOP_TEXT && (int)strlen(t) > w)
+			t = fit_number(m, r, col, w, buf, sizeof(buf));
+		if (s->color && k != s->sel && s->cols[c] == dec_col && r->decision)
+			attron(COLOR_PAIR(PAIR_DECISION));
+		ok &= put_cell(line, y, (int)x + 1, t, w, col->kind != TOP_TEXT);
+		if (s->color && k != s->sel && s->cols[c] == dec_col)
+			attroff(COLOR_PAIR(PAIR_DECISION));
+		x += (size_t)w + 1;
+	}
+	attrset(A_NORMAL);
+	return ok;
+}
+
+/* Line y gets the composed cells s->row_cells, through ncurses only when it held others. */
+static void show_cells(struct screen *s, int y)
+{
+	chtype *kept = s->lines + (size_t)y * (size_t)s->lines_cols;
+
+	s->line_now[y] = true;
+	if (s->line_kept[y] && memcmp(kept, s->row_cells, (size_t)COLS * sizeof(*kept)) == 0)
+		return;
+	mvaddchnstr(y, 0, s->row_cells, COLS);
+	memcpy(kept, s->row_cells, (size_t)COLS * sizeof(*kept));
+}
+
+/* Draws the header and the rows (h lines below it, blank past the last row). */
 static void draw_table(struct screen *s, int y0, int h)
 {
 	struct top_model *m = s->m;
 	int nw = name_width(s, s->top, h);
-	int pct_col = top_col_lookup("pct"), dec_col = top_col_lookup("decision");
-	char buf[256];
 
 	draw_header(s, y0, nw);
-
 	for (int i = 0; i < h; i++) {
 		size_t k = s->top + (size_t)i;
-		const struct top_row *r;
-		struct top_val pct = { 0 };
-		char name[300];
 		int y = y0 + 1 + i;
-		size_t x;
 
-		if (k >= m->n_order)
-			break;
-		r = &m->rows[m->order[k]];
-		top_cols[pct_col].get(m, r, &pct);
-		if (k == s->sel)
-			attron(A_REVERSE);
-		else if (r->gone)
-			attron(A_DIM);
-		else if (s->color && pct.valid && pct.d >= 90)
-			attron(COLOR_PAIR(PAIR_HOT));
-		mvhline(y, 0, ' ', COLS);
-		name_cell(r, name, sizeof(name));
-		put_clipped(y, 0, name, nw, false);
-		x = (size_t)nw;
-		for (size_t c = 1 + s->hcol; col_fits(s, c, x); c++) {
-			const struct top_col *col = &top_cols[s->cols[c]];
-			int w = col_width(s, c, x);
-			const char *t = top_cell(m, r, col, buf, sizeof(buf));
-
-			if (w > COLS - (int)x - 1)
-				w = COLS - (int)x - 1;
-			if (col->kind != TOP_TEXT && (int)strlen(t) > w)
-				t = fit_number(m, r, col, w, buf, sizeof(buf));
-			if (s->color && k != s->sel && s->cols[c] == dec_col && r->decision)
-				attron(COLOR_PAIR(PAIR_DECISION));
-			put_clipped(y, (int)x + 1, t, w, col->kind != TOP_TEXT);
-			if (s->color && k != s->sel && s->cols[c] == dec_col)
-				attroff(COLOR_PAIR(PAIR_DECISION));
-			x += (size_t)w + 1;
+		if (!s->lines) {
+			if (k < m->n_order)
+				draw_row(s, NULL, y, k, nw);
+			continue;
 		}
-		attrset(A_NORMAL);
+		if (k >= m->n_order) {
+			for (int c = 0; c < COLS; c++)
+				s->row_cells[c] = ' ';
+			show_cells(s, y);
+		} else if (draw_row(s, s->row_cells, y, k, nw)) {
+			show_cells(s, y);
+		} else {
+			draw_row(s, NULL, y, k, nw);
+		}
 	}
 }
 
@@ -1160,6 +1247,62 @@ static void draw_status(struct screen *s)
 	}
 }
 
+/* Room to keep the lines of a LINES x COLS screen: false when there is none (nothing kept). */
+static bool lines_fit(struct screen *s)
+{
+	size_t cells = (size_t)LINES * (size_t)COLS;
+
+	if (s->lines && s->lines_n == LINES && s->lines_cols == COLS)
+		return true;
+	free(s->lines);
+	free(s->row_cells);
+	free(s->line_kept);
+	free(s->line_now);
+	s->lines = calloc(cells, sizeof(*s->lines));
+	s->row_cells = calloc((size_t)COLS, sizeof(*s->row_cells));
+	s->line_kept = calloc((size_t)LINES, sizeof(*s->line_kept));
+	s->line_now = calloc((size_t)LINES, sizeof(*s->line_now));
+	if (!s->lines || !s->row_cells || !s->line_kept || !s->line_now) {
+		free(s->lines);
+		free(s->row_cells);
+		free(s->line_kept);
+		free(s->line_now);
+		s->lines = s->row_cells = NULL;
+		s->line_kept = s->line_now = NULL;
+		return false;
+	}
+	s->lines_n = LINES;
+	s->lines_cols = COLS;
+	return true;
+}
+
+/*
+ * A frame draws over the last one when both show the table at the same
+ * size (the rows compared, every other line drawn whole); else it starts
+ * from a blank screen, with nothing kept.
+ */
+static void frame_start(struct screen *s)
+{
+	bool table = !s->chooser && !s->help && !s->detail;
+	bool same = s->lines && s->lines_n == LINES && s->lines_cols == COLS;
+
+	if (!lines_fit(s) || !table || !same || !s->table_shown) {
+		erase();
+		if (s->lines)
+			memset(s->line_kept, 0, (size_t)LINES * sizeof(*s->line_kept));
+	}
+	if (s->lines)
+		memset(s->line_now, 0, (size_t)LINES * sizeof(*s->line_now));
+}
+
+/* What the lines hold now: those composed in this frame; the others were drawn by ncurses alone. */
+static void frame_end(struct screen *s)
+{
+	s->table_shown = !s->chooser && !s->help && !s->detail;
+	if (s->lines)
+		memcpy(s->line_kept, s->line_now, (size_t)LINES * sizeof(*s->line_kept));
+}
+
 static int draw(struct screen *s)
 {
 	struct top_model *m = s->m;
@@ -1170,6 +1313,7 @@ static int draw(struct screen *s)
 		erase();
 		mvaddstr(0, 0, "terminal too small");
 		refresh();
+		s->table_shown = false;
 		return 0;
 	}
 	free(s->reason);
@@ -1185,7 +1329,7 @@ static int draw(struct screen *s)
 	parts = visible_parts(s, name_width(s, s->top, h));
 	r = top_model_fill(m, s->top, (size_t)h, s->detail && sel_row(s) ? m->order[s->sel]
 									  : (size_t)-1, parts);
-	erase();
+	frame_start(s);
 	if (s->chooser) {
 		draw_chooser(s);
 	} else if (s->help) {
@@ -1199,6 +1343,7 @@ static int draw(struct screen *s)
 	}
 	draw_status(s);
 	refresh();
+	frame_end(s);
 	return r;
 }
 
@@ -1681,6 +1826,12 @@ static int curses_start(struct screen *s, struct saved_signals *old)
 	nonl();
 	keypad(stdscr, TRUE);
 	set_escdelay(25);
+	/*
+	 * No look for typeahead while a frame goes out: it costs two polls of
+	 * the terminal a frame, and a frame is a screenful of short lines that
+	 * is better shown whole than cut short by a key.
+	 */
+	typeahead(-1);
 	curs_set(0);
 	init_colors(s);
 	return 0;
@@ -1699,6 +1850,10 @@ static void screen_free(struct screen *s)
 	free(s->reason);
 	free(s->status);
 	free(s->search);
+	free(s->lines);
+	free(s->row_cells);
+	free(s->line_kept);
+	free(s->line_now);
 }
 
 int top_screen_run(struct top_model *m, const struct top_screen_opts *o)

@@ -1,9 +1,10 @@
 /*
  * The daemons' real decisions in `memctl top`: the state every running
  * `memctl run` publishes in the state directory (host/runstate.h). Each
- * refresh compares a signature of the state files (an fstatat each) and
- * reads them again only when one changed, so a screen refreshing every
- * second costs nothing more while the daemons' intervals are longer.
+ * refresh compares a signature of the state files (the directory listed
+ * again only when its inotify watch reported a change) and reads them
+ * again only when one changed, so a screen refreshing every second costs
+ * nothing more while the daemons' intervals are longer.
  *
  * A group managed by a daemon (below or at its profile's parent) shows
  * that daemon's decisions; top's own simulation (--profile) is shown only
@@ -22,6 +23,7 @@
 int top_daemons_init(struct top_daemons *d, const char *state_dir)
 {
 	memset(d, 0, sizeof(*d));
+	mc_runstate_watch_init(&d->watch, true);
 	d->state_dir = strdup(state_dir);
 	return d->state_dir ? 0 : -ENOMEM;
 }
@@ -41,6 +43,10 @@ void top_daemons_release(struct top_daemons *d)
 {
 	daemons_clear(d);
 	free(d->state_dir);
+	/* a model's daemons are all zero until top_daemons_init: descriptor 0 is not the watch's */
+	if (d->watch.fd > 0)
+		mc_runstate_watch_release(&d->watch);
+	free(d->watch.v);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -104,7 +110,7 @@ static int daemons_from_state_dir(struct top_daemons *d)
 
 	if (!d->state_dir)
 		return -1;
-	if (mc_runstate_dir_sig(d->state_dir, &sig) < 0)
+	if (mc_runstate_dir_sig_watched(&d->watch, d->state_dir, &sig) < 0)
 		return 0;
 	changed = sig != d->sig;
 	if (changed) {

@@ -102,6 +102,32 @@ echo 100663296 > "$T_DIR/$P/small/$MAXF"
 expect "^    small .* 96M " "row shows the limit another process wrote"
 echo 67108864 > "$T_DIR/$P/small/$MAXF"
 expect "^    small .* 64M " "and the one written back"
+# Rows are drawn over the last frame, only those that changed handed to
+# ncurses: after frames that changed a value and moved the selection, the
+# table with its attributes (capture-pane -e) is what a frame drawn from a
+# blank screen shows (closing the help draws one; paused, nothing is read).
+echo 83886080 > "$T_DIR/$P/small/$MAXF"
+expect "^    small .* 80M " "a row changed over the last frame"
+keys Up
+expect "^  - big " "the selection moved"
+keys p
+expect "\[paused\]" "paused"
+table_e() { tm capture-pane -e -p -t "$T_SESSION" | sed -n '1,20p'; }
+table_e > "$T_TMP/over"
+keys '?'
+expect "memctl top: keys" "help over the table"
+keys x
+expect_gone "memctl top: keys" "help closed: the table drawn from a blank screen"
+table_e > "$T_TMP/blank"
+if cmp -s "$T_TMP/over" "$T_TMP/blank"; then
+	pass "the table drawn over the last frames is the one drawn from blank"
+else
+	fail "the table drawn over the last frames differs:"; diff "$T_TMP/over" "$T_TMP/blank" | cat -v
+fi
+keys p
+expect_gone "\[paused\]" "resumed"
+echo 67108864 > "$T_DIR/$P/small/$MAXF"
+expect "^    small .* 64M " "and 64M again"
 
 keys q
 wait_done && pass "q exits" || fail "q did not end top"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "proc-read.h"
@@ -268,6 +269,94 @@ static void test_files(void)
 	free(buf);
 }
 
+/* Whether the watched signature of d is the listed one; sets *ret to it. */
+static bool watched_is_listed(struct mc_runstate_watch *w, const char *d, uint64_t *ret)
+{
+	uint64_t plain = 1, watched = 2;
+
+	mc_runstate_dir_sig(d, &plain);
+	mc_runstate_dir_sig_watched(w, d, &watched);
+	*ret = watched;
+	return plain == watched;
+}
+
+/* A state file in d (its path in path) of a process that has ended. */
+static bool dead_pid_file(const char *d, char *path, size_t len)
+{
+	pid_t child = fork();
+	FILE *f;
+	int st;
+
+	if (child == 0)
+		_exit(0);
+	if (child < 0 || waitpid(child, &st, 0) != child)
+		return false;
+	snprintf(path, len, "%s/run.%ld.state", d, (long)child);
+	f = fopen(path, "w");
+	return f && fputs("memctl-run-state\t1\n", f) >= 0 && fclose(f) == 0;
+}
+
+/*
+ * The watched signature of a state directory is the listed one through
+ * everything that happens to it: made, a daemon publishing (again), a
+ * file of a process that is gone, removed, replaced, moved away; and with
+ * nothing changed it lists nothing.
+ */
+static void test_watch(void)
+{
+	struct mc_runstate s = sample();
+	struct mc_runstate_watch w;
+	char top[] = "/tmp/memctl-test-watch.XXXXXX", sd[64], moved[80], path[128], *buf = NULL;
+	size_t cap = 0;
+	uint64_t sig = 0, before;
+	unsigned long listings;
+
+	if (!mkdtemp(top)) {
+		printf("Bail out! mkdtemp: %s\n", strerror(errno));
+		exit(1);
+	}
+	snprintf(sd, sizeof(sd), "%s/state", top);
+	snprintf(moved, sizeof(moved), "%s/moved", top);
+	mc_runstate_watch_init(&w, true);
+	tap_check(watched_is_listed(&w, sd, &sig) && sig == 0, "no directory: no state");
+	tap_check(mkdir(sd, 0700) == 0, "state directory made");
+	tap_check(watched_is_listed(&w, sd, &sig) && sig == 0, "an empty directory: no state");
+	tap_eq_int(mc_runstate_publish(sd, &s, &buf, &cap), 0, "a daemon publishes");
+	tap_check(watched_is_listed(&w, sd, &sig) && sig != 0, "its file is seen");
+	before = sig;
+	listings = w.listings;
+	for (int i = 0; i < 3; i++)
+		mc_runstate_dir_sig_watched(&w, sd, &sig);
+	tap_check(sig == before && w.listings == listings,
+		  "nothing changed: the same signature, no listing (%lu listings)", w.listings - listings);
+	s.interval++;
+	s.time += 1;
+	tap_eq_int(mc_runstate_publish(sd, &s, &buf, &cap), 0, "it publishes again");
+	tap_check(watched_is_listed(&w, sd, &sig) && sig != before, "the new file is seen");
+	tap_check(dead_pid_file(sd, path, sizeof(path)), "the file of a process that is gone");
+	before = sig;
+	tap_check(watched_is_listed(&w, sd, &sig) && sig != before, "that file is seen too");
+	unlink(path);
+	tap_eq_int(mc_runstate_unpublish(sd, getpid()), 0, "the daemon unpublishes");
+	tap_check(watched_is_listed(&w, sd, &sig) && sig == 0, "no state left");
+	tap_check(rmdir(sd) == 0 && mkdir(sd, 0700) == 0, "directory removed and made again");
+	tap_eq_int(mc_runstate_publish(sd, &s, &buf, &cap), 0, "published in the new one");
+	tap_check(watched_is_listed(&w, sd, &sig) && sig != 0, "the new directory's file is seen");
+	tap_check(rename(sd, moved) == 0 && mkdir(sd, 0700) == 0, "directory moved away, another made");
+	tap_check(watched_is_listed(&w, sd, &sig) && sig == 0, "the other one is empty");
+	tap_eq_int(mc_runstate_publish(moved, &s, &buf, &cap), 0, "a file in the one moved away");
+	tap_check(watched_is_listed(&w, sd, &sig) && sig == 0, "not seen under the old name");
+	mc_runstate_watch_release(&w);
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+		tap_check(system(cmd) == 0, "cleanup");
+	}
+	mc_runstate_release(&s);
+	free(buf);
+}
+
 static void test_proc(void)
 {
 	uint64_t rss = 0, swap = 0;
@@ -297,6 +386,7 @@ int main(void)
 	test_roundtrip();
 	test_hostile();
 	test_files();
+	test_watch();
 	test_proc();
 	return tap_done();
 }

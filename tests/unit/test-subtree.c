@@ -493,6 +493,69 @@ static void test_model_order(struct mc_host *h)
 	put("a/b/memory.usage_in_bytes", "122880\n");
 }
 
+/*
+ * With a key budget below the number of rows, a refresh reads at most that
+ * many sort keys, and every row's key, a new value included, is read again
+ * within ceil(rows / budget) refreshes (the rows on screen aside, which
+ * top_model_fill reads).
+ */
+static void test_model_turns(struct mc_host *h)
+{
+	static const char *const kids[] = { "b", "c1", "c2", "c3", "c4" };
+	static const char *const usage[] = { "100\n", "200\n", "300\n", "400\n", "500\n" };
+	const size_t budget = 2, turns = 3;   /* 6 rows: the parent and five */
+	unsigned long last[6] = { 0 };
+	struct top_model m;
+	char f[64];
+	bool bound = true, budget_kept = true, seen = true;
+
+	for (size_t i = 1; i < 5; i++) {
+		snprintf(f, sizeof(f), "a/%s", kids[i]);
+		make_v1_group(f, "9223372036854771712\n");
+	}
+	set_usages(kids, usage, 5);
+	if (top_model_init(&m, h, "/a") < 0) {
+		tap_check(false, "model over the fake tree");
+		return;
+	}
+	m.key_budget = budget;
+	top_model_sort_by(&m, top_col_lookup("usage"), false);
+	tap_eq_int(top_model_refresh(&m, 1), 0, "first refresh");
+	tap_eq_int((int)m.n, 6, "six rows");
+	for (size_t i = 0; i < 6; i++)
+		last[i] = m.refreshes;   /* new rows: all read */
+	for (int r = 2; r <= 12 && m.n == 6; r++) {
+		unsigned long before = m.reads;
+
+		if (r == 5)
+			put("a/c3/memory.usage_in_bytes", "123456\n");
+		if (top_model_refresh(&m, (double)r) < 0)
+			bound = false;
+		if (m.reads - before > budget)
+			budget_kept = false;
+		for (size_t i = 0; i < m.n; i++) {
+			if (m.rows[i].fresh_at == m.refreshes && (m.rows[i].fresh & MC_READ_USAGE))
+				last[i] = m.refreshes;
+			if (m.refreshes - last[i] >= turns)
+				bound = false;
+		}
+		if (r == 5 + (int)turns - 1) {
+			size_t c3 = top_model_find(&m, "c3");
+
+			seen = c3 != (size_t)-1 && m.rows[c3].g.usage == 123456;
+		}
+	}
+	tap_check(budget_kept, "at most %zu sort keys a refresh", budget);
+	tap_check(bound, "every row's key read within %zu refreshes", turns);
+	tap_check(seen, "a new usage is in the order within %zu refreshes", turns);
+	top_model_release(&m);
+	for (size_t i = 1; i < 5; i++) {
+		snprintf(f, sizeof(f), "a/%s", kids[i]);
+		rm_rel(f);
+	}
+	put("a/b/memory.usage_in_bytes", "122880\n");
+}
+
 /* --- churn --- */
 
 struct names {
@@ -778,6 +841,7 @@ int main(void)
 	test_root_replaced(h);
 	test_model_parts(h);
 	test_model_order(h);
+	test_model_turns(h);
 	mc_host_free(h);
 	test_churn();
 	nftw(top, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
