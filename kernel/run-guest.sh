@@ -58,8 +58,8 @@ log() { echo "run-guest.sh: $*" >&2; }
 if ! command -v qemu-system-x86_64 >/dev/null; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 		log "installing qemu-system-x86 busybox-static"
-		{ DEBIAN_FRONTEND=noninteractive apt-get install -y -q qemu-system-x86 busybox-static ||
-		  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q qemu-system-x86 busybox-static; }; } >&2 ||
+		{ DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q qemu-system-x86 busybox-static ||
+		  { apt-get -o DPkg::Lock::Timeout=600 update -q && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q qemu-system-x86 busybox-static; }; } >&2 ||
 			{ log "cannot install qemu-system-x86"; exit 77; }
 	else
 		log "qemu-system-x86_64 is not installed"; exit 77
@@ -67,7 +67,7 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 fi
 # busybox must be the static build (ldd fails on a static executable).
 if [ ! -x /bin/busybox ] || ldd /bin/busybox >/dev/null 2>&1; then
-	[ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -q busybox-static >&2 ||
+	[ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q busybox-static >&2 ||
 		{ log "busybox-static is not installed"; exit 77; }
 fi
 

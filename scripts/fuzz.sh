@@ -17,8 +17,8 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
 	sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	$sudo apt-get update -q
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
+	$sudo apt-get -o DPkg::Lock::Timeout=600 update -q
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -q "${missing[@]}"
 fi
 CC=clang cmake -S . -B build/fuzz -DMEMCTL_FUZZ=ON -DMEMCTL_SANITIZE=ON \
 	-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMCTL_FUZZ_SECONDS="${1:-20}" >/dev/null

@@ -22,13 +22,32 @@ if [ $# -eq 0 ]; then
 	trap 'for p in "${prebuild[@]}"; do kill -- "-$p" 2>/dev/null || true; done' EXIT
 fi
 scripts/setup.sh release
-# Each run writes a JUnit file; tests/check-skips.sh then fails the run when a
-# test skipped that tests/allowed-skips does not list.
-(cd build/test && ctest --output-on-failure --output-junit "$PWD/ctest.xml" "$@")
+# The host's tests first, then the release binary's: on a fresh machine they
+# run while the kernels build. Then the guest tests: those that need only
+# the patched kernel (built first) while the baseline builds, and last those
+# that boot the baseline too (label baseline-kernel). Each run writes a
+# JUnit file; tests/check-skips.sh then fails the run when a test skipped
+# that tests/allowed-skips does not list.
+guests='guest|bench-guest'
+(cd build/test && ctest --output-on-failure --output-junit "$PWD/ctest-host.xml" -LE "$guests" "$@")
 # The integration tests again with the optimized binary users run: it can
 # lock memory (sanitizer builds cannot) and has no test-only switches; the
 # packaging tests (dist) build the .deb from it.
 (cd build/release && ctest --output-on-failure --output-junit "$PWD/ctest.xml" -L 'integration|dist' "$@")
-tests/check-skips.sh test=build/test/ctest.xml release=build/release/ctest.xml
-# Each libFuzzer target for a short, fixed time (scripts/fuzz.sh runs them longer).
-scripts/fuzz.sh 20
+# Each libFuzzer target for a short, fixed time (scripts/fuzz.sh runs them
+# longer), beside the guest tests at nice 19: a TCG guest keeps about one
+# of the two cores busy, so the fuzzers take what it leaves, and neither the
+# kernel builds nor the guests wait for them.
+mkdir -p build
+setsid -w nice -n 19 scripts/fuzz.sh 20 > build/fuzz-short.log 2>&1 &
+fuzz=$!
+prebuild+=("$fuzz")
+trap 'for p in "${prebuild[@]}"; do kill -- "-$p" 2>/dev/null || true; done' EXIT
+(cd build/test && ctest --output-on-failure --output-junit "$PWD/ctest-patched.xml" -L "$guests" -LE baseline-kernel "$@")
+(cd build/test && ctest --output-on-failure --output-junit "$PWD/ctest-baseline.xml" -L baseline-kernel "$@")
+tests/check-skips.sh test=build/test/ctest-host.xml test=build/test/ctest-patched.xml \
+	test=build/test/ctest-baseline.xml release=build/release/ctest.xml
+rc=0
+wait "$fuzz" || rc=$?
+cat build/fuzz-short.log
+[ "$rc" = 0 ] || { echo "test.sh: the fuzzers' short runs failed (exit $rc)" >&2; exit "$rc"; }

@@ -29,8 +29,8 @@ test=${1:?usage: run.sh [--baseline|--ab] TEST}
 # libc.a); kernel/build.sh and kernel/run-guest.sh install the rest.
 if ! command -v gcc >/dev/null || [ ! -e /usr/lib/x86_64-linux-gnu/libc.a ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-		{ DEBIAN_FRONTEND=noninteractive apt-get install -y -q gcc libc6-dev ||
-		  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q gcc libc6-dev; }; } >/dev/null 2>&1 ||
+		{ DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q gcc libc6-dev ||
+		  { apt-get -o DPkg::Lock::Timeout=600 update -q && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q gcc libc6-dev; }; } >/dev/null 2>&1 ||
 			{ echo "SKIP: cannot install gcc and libc6-dev"; exit 77; }
 	else
 		echo "SKIP: gcc and a static libc (libc6-dev) are needed (run as root to install)"

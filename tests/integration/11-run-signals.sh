@@ -69,10 +69,14 @@ grep -q "stopping after" "$T_TMP/run.log" && pass "says it stops" || fail "no st
 if mc --version | grep -q "fault injection"; then
 	MEMCTL_STOP_AT_START=1 "$MEMCTL" run "$T_TMP/p.yaml" 2> "$T_TMP/start.log" &
 	pid=$!
-	wait_stopped $pid || fail "run did not stop at its start"
+	wait_stopped $pid || fail "run did not stop at its start: $(cat "$T_TMP/start.log")"
 	kill -HUP $pid
 	kill -CONT $pid
-	for i in $(seq 1 500); do grep -q "SIGHUP: reloading" "$T_TMP/start.log" && break; sleep 0.01; done
+	end=$((SECONDS + 30))
+	until grep -q "SIGHUP: reloading" "$T_TMP/start.log" || [ $SECONDS -ge $end ]; do
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.05
+	done
 	kill -0 $pid 2>/dev/null && pass "a SIGHUP during the start did not end run" ||
 		fail "run ended on a SIGHUP during its start: $(cat "$T_TMP/start.log")"
 	grep -q "SIGHUP: reloading" "$T_TMP/start.log" && pass "it reloaded once running" ||

@@ -7,15 +7,17 @@ foreach(kind patched baseline)
   if(kind STREQUAL "patched")
     set(name guest/systemd)
     set(kopt "")
+    set(labels guest)
   else()
     set(name guest/systemd-baseline)
     set(kopt --baseline)
+    set(labels "guest;baseline-kernel")
   endif()
   add_test(NAME ${name}
     COMMAND bash ${MEMCTL_SYSTEMD_GUEST_DIR}/host.sh ${kopt}
             --out ${CMAKE_BINARY_DIR}/guest-systemd-${kind} all)
   set_tests_properties(${name} PROPERTIES
-    LABELS guest
+    LABELS "${labels}"
     SKIP_RETURN_CODE 77
     TIMEOUT 2400
     RESOURCE_LOCK memctl-guest
