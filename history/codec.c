@@ -21,8 +21,29 @@
 
 /* --- bytes --- */
 
+/*
+ * CRC-32C. Every record is checksummed when written and again on each
+ * read, and a byte at a time through one table was most of a read's time:
+ * on x86-64 with SSE4.2 (every x86-64 CPU since 2008) the crc32
+ * instruction takes eight bytes at a time; elsewhere, the table.
+ */
 static uint32_t crc_table[256];
 static bool crc_ready;
+static bool crc_hw;
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t crc, const unsigned char *b, size_t n)
+{
+	uint64_t c = crc;
+
+	for (; n >= 8; n -= 8, b += 8)
+		c = __builtin_ia32_crc32di(c, st_get_u64(b));
+	crc = (uint32_t)c;
+	for (; n > 0; n--, b++)
+		crc = __builtin_ia32_crc32qi(crc, *b);
+	return crc;
+}
+#endif
 
 uint32_t st_crc32c(uint32_t crc, const void *p, size_t n)
 {
@@ -36,9 +57,16 @@ uint32_t st_crc32c(uint32_t crc, const void *p, size_t n)
 				c = c & 1 ? (c >> 1) ^ 0x82f63b78u : c >> 1;
 			crc_table[i] = c;
 		}
+#if defined(__x86_64__)
+		crc_hw = __builtin_cpu_supports("sse4.2");
+#endif
 		crc_ready = true;
 	}
 	crc = ~crc;
+#if defined(__x86_64__)
+	if (crc_hw)
+		return ~crc_sse42(crc, b, n);
+#endif
 	while (n--)
 		crc = crc_table[(crc ^ *b++) & 0xff] ^ (crc >> 8);
 	return ~crc;

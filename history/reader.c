@@ -5,7 +5,10 @@
  * a record; the decoder holds the record it decoded last, so stepping
  * forward decodes one record, and anything else (a seek, a step back)
  * decodes from the keyframe at or before the record wanted (at most
- * keyframe_every records).
+ * keyframe_every records). A span that did not decode is remembered (its
+ * keyframe and the record that failed) until the shards are listed again,
+ * so that stepping back or seeking into it reports that record again
+ * without decoding the span once more per step.
  */
 #include <errno.h>
 #include <math.h>
@@ -29,6 +32,9 @@ struct mc_store_reader {
 	bool dec_valid;
 	size_t dec_s, dec_i;      /* what the decoder holds */
 	bool broken;              /* the record at the position did not decode */
+	bool bad_valid;           /* the span from record bad_k of shard bad_s does not */
+	size_t bad_s, bad_k, bad_i;   /* decode past record bad_i (-EBADMSG, bad_why) */
+	const char *bad_why;
 	char *problem;
 	size_t torn;
 };
@@ -62,7 +68,8 @@ static int load(struct mc_store_reader *r, size_t s)
 	return e;
 }
 
-static int decode_one(struct mc_store_reader *r, size_t s, size_t i)
+/* Decodes record i of shard s; *ret_why: the static text of an -EBADMSG. */
+static int decode_one(struct mc_store_reader *r, size_t s, size_t i, const char **ret_why)
 {
 	struct st_shard *sh = &r->sh[s];
 	const unsigned char *p;
@@ -74,9 +81,10 @@ static int decode_one(struct mc_store_reader *r, size_t s, size_t i)
 	e = st_shard_read(sh, i, &r->io, &p, &len, &why);
 	if (e == 0)
 		e = st_dec_record(&r->dec, p, len, sh->rec[i].flags & ST_REC_KEYFRAME);
-	if (e == -EBADMSG)
-		set_problem(r, sh->name, sh->rec[i].off, why ? why : r->dec.why);
-	else if (e < 0)
+	if (e == -EBADMSG) {
+		*ret_why = why ? why : r->dec.why;
+		set_problem(r, sh->name, sh->rec[i].off, *ret_why);
+	} else if (e < 0)
 		set_problem(r, sh->name, sh->rec[i].off, strerror(-e));
 	if (e < 0)
 		return e;
@@ -90,7 +98,8 @@ static int decode_one(struct mc_store_reader *r, size_t s, size_t i)
 static int decode_to(struct mc_store_reader *r, size_t s, size_t i)
 {
 	struct st_shard *sh = &r->sh[s];
-	size_t k = i;
+	const char *why = NULL;
+	size_t k, key = i;
 	int e;
 
 	r->have_pos = true;
@@ -99,14 +108,29 @@ static int decode_to(struct mc_store_reader *r, size_t s, size_t i)
 	r->broken = false;
 	if (r->dec_valid && r->dec_s == s && r->dec_i == i)
 		return 0;
+	while (key > 0 && !(sh->rec[key].flags & ST_REC_KEYFRAME))
+		key--;
+	if (r->bad_valid && r->bad_s == s && r->bad_k == key && r->bad_i <= i) {
+		/* known not to decode up to record i: the same error, without decoding again */
+		r->dec_valid = false;
+		r->broken = true;
+		set_problem(r, sh->name, sh->rec[r->bad_i].off, r->bad_why);
+		return -EBADMSG;
+	}
 	if (!(sh->rec[i].flags & ST_REC_KEYFRAME) && r->dec_valid && r->dec_s == s && r->dec_i + 1 == i)
 		k = i;
 	else
-		while (k > 0 && !(sh->rec[k].flags & ST_REC_KEYFRAME))
-			k--;
+		k = key;
 	for (; k <= i; k++)
-		if ((e = decode_one(r, s, k)) < 0) {
+		if ((e = decode_one(r, s, k, &why)) < 0) {
 			r->broken = true;
+			if (e == -EBADMSG) {
+				r->bad_valid = true;
+				r->bad_s = s;
+				r->bad_k = key;
+				r->bad_i = k;
+				r->bad_why = why;
+			}
 			return e;
 		}
 	return 0;
@@ -306,6 +330,7 @@ int mc_store_refresh(struct mc_store_reader *r)
 	st_shards_free(r->sh, r->n);
 	r->sh = v;
 	r->n = n;
+	r->bad_valid = false;   /* shards are loaded anew: their spans decode again */
 	r->have_pos = ps >= 0 && r->have_pos;
 	r->pos_s = ps >= 0 ? (size_t)ps : 0;
 	r->dec_valid = ds >= 0 && r->dec_valid;

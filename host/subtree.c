@@ -93,6 +93,10 @@ struct sub_grp {
 	int wd;                 /* inotify watch, -1: none */
 	double procs_at;        /* CLOCK_MONOTONIC of the last read of cgroup.procs */
 	unsigned procs_reads;   /* reads of cgroup.procs through the kept descriptor */
+	/* v1's empty groups, counted without a read (see mc_subtree_tasks) */
+	int pwd[2];             /* watches of cgroup.procs and tasks; -1: none */
+	bool pwd_tried;         /* they were asked for (not again after a failure) */
+	bool procs_empty;       /* no process at a fresh read under both watches, no write since */
 	/* knob files' values kept while their inotify watch reports no write (see kept_knobs) */
 	int kwd[MC_KNOB__COUNT];            /* watch of the kept descriptor; -1: none */
 	bool kept[MC_KNOB__COUNT];          /* kval / kvalid / kbad hold the file's value */
@@ -156,10 +160,23 @@ static void knob_forget(struct mc_subtree *t, struct sub_grp *g, int f)
 	g->kept[f] = false;
 }
 
+/* Stops watching g's cgroup.procs and tasks: its processes are read again. */
+static void procs_forget(struct mc_subtree *t, struct sub_grp *g)
+{
+	for (int k = 0; k < 2; k++) {
+		if (g->pwd[k] >= 0)
+			inotify_rm_watch(t->inotify, g->pwd[k]);
+		g->pwd[k] = -1;
+	}
+	g->pwd_tried = false;
+	g->procs_empty = false;
+}
+
 static void grp_close_files(struct mc_subtree *t, struct sub_grp *g)
 {
 	for (int f = 0; f < MC_KNOB__COUNT; f++)
 		knob_forget(t, g, f);
+	procs_forget(t, g);
 	for (int f = 0; f < HOST_FILE__COUNT; f++)
 		fd_close(t, &g->fd[f]);
 	fd_close(t, &g->dfd);
@@ -263,6 +280,7 @@ static int grp_new(struct mc_subtree *t, struct sub_grp *up, int dfd, const char
 		g->fd[f] = -1;
 	for (int f = 0; f < MC_KNOB__COUNT; f++)
 		g->kwd[f] = -1;
+	g->pwd[0] = g->pwd[1] = -1;
 	if (fstat(dfd, &st) < 0) {
 		r = -errno;
 		close(dfd);
@@ -467,7 +485,8 @@ static bool wd_in(const int *wds, size_t n, int wd)
 /*
  * What the events say about g: a change in its directory makes its listing
  * stale; a write to a knob file of it (or that file's watch gone) drops
- * the value kept.
+ * the value kept; a write to its cgroup.procs or tasks (or a watch gone)
+ * makes its processes be read again.
  */
 static void grp_events(struct mc_subtree *t, struct sub_grp *g, const int *wds, size_t n,
 		       bool all)
@@ -488,6 +507,16 @@ static void grp_events(struct mc_subtree *t, struct sub_grp *g, const int *wds, 
 		if (wd_in(wds, n, -g->kwd[f])) {
 			g->kwd[f] = -1;
 			g->kept[f] = false;
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		if (g->pwd[k] < 0)
+			continue;
+		if (all || wd_in(wds, n, g->pwd[k]))
+			g->procs_empty = false;
+		if (wd_in(wds, n, -g->pwd[k])) {
+			g->pwd[k] = -1;
+			g->procs_empty = false;
 		}
 	}
 }
@@ -1131,6 +1160,24 @@ int mc_subtree_read(struct mc_subtree *t, size_t i, unsigned parts, struct mc_gr
  * otherwise, and every V1_PIDLIST_FRESH-th read in any case (other readers
  * with kept descriptors could keep the list alive between them), the file
  * is opened afresh, which builds the list anew.
+ *
+ * A read costs as much as any kernfs file's (2 us), pidlist or not, so on
+ * v1 an empty group is not read at all while it stays empty, which it can
+ * be shown to: a v1 group gains a process only when one is written to its
+ * cgroup.procs or tasks (fork puts the child where its parent is, in no
+ * empty group; clone3's CLONE_INTO_CGROUP takes only cgroup2 groups), and
+ * every successful write(2) is an IN_MODIFY event for an inotify watch on
+ * the file, whichever process writes through whichever mount. So both
+ * files are watched from before a read through a new descriptor (one that
+ * built the list now); when that read lists nobody, the group counts 0
+ * until an event for either file (or a lost watch, an overflowed queue)
+ * arrives. The events are taken in at each scan and when a pass over the
+ * groups begins (entry 0), so a count is the group's as of the start of
+ * the pass at the latest, within the sample's own reading. A hierarchy
+ * that also carries cpuset is left out: cpuset moves the tasks of a group
+ * whose CPUs went offline into its parent without a write. v2 has no such
+ * guarantee (CLONE_INTO_CGROUP places a child without a write), so there
+ * every group is read.
  */
 #define V1_PIDLIST_GAP_S 2.0
 #define V1_PIDLIST_FRESH 8
@@ -1143,19 +1190,56 @@ static double mono_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Watches g's cgroup.procs and tasks for writes, once; false when not both are watched. */
+static bool procs_watch(struct mc_subtree *t, struct sub_grp *g, int dfd)
+{
+	static const char *const files[2] = { "cgroup.procs", "tasks" };
+	char proc[64];
+
+	if (!g->pwd_tried) {
+		g->pwd_tried = true;
+		if (t->inotify < 0 || faccessat(dfd, "cpuset.cpus", F_OK, 0) == 0)
+			return false;
+		for (int k = 0; k < 2; k++) {
+			int fd = openat(dfd, files[k], O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+			if (fd < 0)
+				break;
+			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+			g->pwd[k] = inotify_add_watch(t->inotify, proc, IN_MODIFY);
+			close(fd);
+		}
+	}
+	return g->pwd[0] >= 0 && g->pwd[1] >= 0;
+}
+
 int mc_subtree_tasks(struct mc_subtree *t, size_t i, uint64_t *ret)
 {
 	struct sub_grp *g = t->v[i];
 	struct read_dir d = { .fd = -1, .tmp = -1 };
-	double now = mono_now();
+	bool v1 = t->h->caps.ver == MC_CGV1, kept = true, watched = false, fresh;
+	double now;
 	uint64_t n = 0;
-	bool kept = true;
 	size_t len;
 	int r;
 
-	if (g->fd[HOST_FILE_PROCS] >= 0 && t->h->caps.ver == MC_CGV1 && !t->h->fake &&
+	if (i == 0 && drain_events(t))
+		t->pending = true;   /* what the events marked is walked at the next scan */
+	if (g->procs_empty) {
+		*ret = 0;
+		return 0;
+	}
+	now = mono_now();
+	if (g->fd[HOST_FILE_PROCS] >= 0 && v1 && !t->h->fake &&
 	    (now - g->procs_at < V1_PIDLIST_GAP_S || ++g->procs_reads % V1_PIDLIST_FRESH == 0))
 		fd_close(t, &g->fd[HOST_FILE_PROCS]);
+	/* a fake tree's plain file is always as written */
+	fresh = g->fd[HOST_FILE_PROCS] < 0 || t->h->fake;
+	if (v1 && fresh) {
+		d.fd = grp_dir(t, g, &d.tmp);
+		d.tried = true;
+		watched = d.fd >= 0 && procs_watch(t, g, d.fd);
+	}
 	r = slot_read(t, g, HOST_FILE_PROCS, &d, &len, &kept);
 	if (d.tmp >= 0)
 		close(d.tmp);
@@ -1163,9 +1247,10 @@ int mc_subtree_tasks(struct mc_subtree *t, size_t i, uint64_t *ret)
 		return -ENOENT;
 	if (r < 0)
 		return r;
-	g->procs_at = mono_now();
+	g->procs_at = now;
 	for (size_t k = 0; k < len; k++)
 		n += t->h->buf.p[k] == '\n';
+	g->procs_empty = watched && n == 0;
 	*ret = n;
 	return 0;
 }

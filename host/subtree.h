@@ -119,7 +119,10 @@ int mc_subtree_read(struct mc_subtree *t, size_t i, unsigned parts, struct mc_gr
 /*
  * The number of processes in entry i itself (its cgroup.procs lines, not
  * its children's) into *ret, through a descriptor kept open like the
- * others (see subtree.c for cgroup v1's cached process lists). -ENODEV: the
+ * others (see subtree.c for cgroup v1's cached process lists). On v1 a
+ * group found empty is not read again until a write to its cgroup.procs
+ * or tasks is reported; the reports are taken in at each scan and when
+ * entry 0 is asked, so a pass over the groups begins there. -ENODEV: the
  * group is gone; -ENOENT: no cgroup.procs; -errno.
  */
 int mc_subtree_tasks(struct mc_subtree *t, size_t i, uint64_t *ret);

@@ -25,75 +25,113 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char dir[64];
+/*
+ * What stays from one execution to the next, so that an execution costs
+ * the reader's work and not the setup's: this process's own directory
+ * (two fuzzers, or -jobs workers, do not share one), the two shard files
+ * kept open and rewritten in place (one pwrite each, then cut to length,
+ * instead of truncating and growing them record by record), the buffers
+ * the shard is composed in, and one zstd compression context (zstd's
+ * one-shot ZSTD_compress makes and frees one per call).
+ */
+static char dir[] = "/dev/shm/memctl-fuzz-store.XXXXXX";
+static char data_path[sizeof(dir) + 32], index_path[sizeof(dir) + 32];
+static int data_fd = -1, index_fd = -1;
+static ZSTD_CCtx *cctx;
+static unsigned char *dbuf, *xbuf;
+static size_t dcap, xcap;
 
-static void put(int fd, const void *p, size_t n, uint64_t off)
+static void cleanup(void)
 {
-	if (pwrite(fd, p, n, (off_t)off) != (ssize_t)n)
+	unlink(data_path);
+	unlink(index_path);
+	rmdir(dir);
+}
+
+static void setup(void)
+{
+	if (!mkdtemp(dir))
+		__builtin_trap();
+	snprintf(data_path, sizeof(data_path), "%s/20261201-000000.000.mcd", dir);
+	snprintf(index_path, sizeof(index_path), "%s/20261201-000000.000.mci", dir);
+	data_fd = open(data_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	index_fd = open(index_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (data_fd < 0 || index_fd < 0 || !(cctx = ZSTD_createCCtx()))
+		__builtin_trap();
+	atexit(cleanup);
+}
+
+/* Room for n more bytes at *len in *buf; the room's start. */
+static unsigned char *room(unsigned char **buf, size_t *cap, size_t len, size_t n)
+{
+	if (len + n > *cap) {
+		size_t c = *cap ? *cap : 65536;
+
+		while (c < len + n)
+			c *= 2;
+		if (!(*buf = realloc(*buf, c)))
+			__builtin_trap();
+		*cap = c;
+	}
+	return *buf + len;
+}
+
+/* Makes fd hold exactly p[0..n). */
+static void put_file(int fd, const unsigned char *p, size_t n)
+{
+	if (pwrite(fd, p, n, 0) != (ssize_t)n || ftruncate(fd, (off_t)n) < 0)
 		__builtin_trap();
 }
 
 /* Writes the shard; returns its number of records. */
 static size_t write_shard(const uint8_t *data, size_t size)
 {
-	unsigned char h[ST_FILE_HDR], rh[ST_REC_HDR], e[ST_IDX_ENTRY], z[70000];
 	uint8_t flags = size ? data[0] : 0;
-	size_t pos = 1, n = 0, flip = 0;
-	uint64_t off = ST_FILE_HDR, t = 1796083200ull * 1000000000ull;
-	int d = open("/dev/shm/memctl-fuzz-store-x/20261201-000000.000.mcd",
-		     O_RDWR | O_CREAT | O_TRUNC, 0600);
-	int x = open("/dev/shm/memctl-fuzz-store-x/20261201-000000.000.mci",
-		     O_RDWR | O_CREAT | O_TRUNC, 0600);
+	size_t pos = 1, n = 0, flip = 0, dlen = ST_FILE_HDR, xlen = ST_FILE_HDR;
+	uint64_t t = 1796083200ull * 1000000000ull;
 
-	if (d < 0 || x < 0)
-		__builtin_trap();
 	if ((flags & 4) && size >= 3) {
 		flip = (size_t)data[1] | (size_t)data[2] << 8;
 		pos = 3;
 	}
-	st_file_header(h, ST_FILE_MAGIC_DATA, t);
-	put(d, h, sizeof(h), 0);
-	st_file_header(h, ST_FILE_MAGIC_INDEX, t);
-	put(x, h, sizeof(h), 0);
+	st_file_header(room(&dbuf, &dcap, 0, ST_FILE_HDR), ST_FILE_MAGIC_DATA, t);
+	st_file_header(room(&xbuf, &xcap, 0, ST_FILE_HDR), ST_FILE_MAGIC_INDEX, t);
 	while (pos + 3 <= size) {
 		uint32_t kind = data[pos] & 1 ? ST_REC_KEYFRAME : 0;
 		size_t len = (size_t)data[pos + 1] | (size_t)data[pos + 2] << 8;
-		const void *p = data + pos + 3;
-		size_t stored = len;
+		size_t stored = len, bound;
+		unsigned char *rh, *p;
 		struct st_rec r;
 
 		pos += 3;
 		if (len > size - pos)
 			len = stored = size - pos;
+		bound = flags & 1 ? ZSTD_compressBound(len) : len;
+		rh = room(&dbuf, &dcap, dlen, ST_REC_HDR + bound);
+		p = rh + ST_REC_HDR;
 		if (flags & 1) {
-			stored = ZSTD_compress(z, sizeof(z), data + pos, len, 1);
+			stored = ZSTD_compressCCtx(cctx, p, bound, data + pos, len, 1);
 			if (ZSTD_isError(stored))
 				__builtin_trap();
-			p = z;
 			kind |= ST_REC_ZSTD;
+		} else {
+			memcpy(p, data + pos, len);
 		}
 		st_rec_header_make(rh, t, kind, (uint32_t)stored, (uint32_t)len, st_crc32c(0, p, stored));
-		put(d, rh, sizeof(rh), off);
-		put(d, p, stored, off + ST_REC_HDR);
-		r = (struct st_rec){ t, off, (uint32_t)(ST_REC_HDR + stored), kind };
-		st_index_entry(e, &r);
-		if (flags & 2)
-			put(x, e, sizeof(e), ST_FILE_HDR + n * ST_IDX_ENTRY);
-		off += ST_REC_HDR + stored;
+		r = (struct st_rec){ t, dlen, (uint32_t)(ST_REC_HDR + stored), kind };
+		if (flags & 2) {
+			st_index_entry(room(&xbuf, &xcap, xlen, ST_IDX_ENTRY), &r);
+			xlen += ST_IDX_ENTRY;
+		}
+		dlen += ST_REC_HDR + stored;
 		t += 5000000000ull;
 		pos += len;
 		n++;
 	}
-	if (flags & 4 && flip < off) {
-		unsigned char c;
-
-		if (pread(d, &c, 1, (off_t)flip) == 1) {
-			c ^= 0x41;
-			put(d, &c, 1, flip);
-		}
-	}
-	close(d);
-	close(x);
+	if (flags & 4 && flip < dlen)
+		dbuf[flip] ^= 0x41;
+	put_file(data_fd, dbuf, dlen);
+	put_file(index_fd, xbuf, xlen);
 	return n;
 }
 
@@ -123,10 +161,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n, steps = 0;
 	int e;
 
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/dev/shm/memctl-fuzz-store-x");
-		mkdir(dir, 0700);
-	}
+	if (data_fd < 0)
+		setup();
 	n = write_shard(data, size);
 	if (mc_store_open(dir, &r, NULL) < 0)
 		__builtin_trap();

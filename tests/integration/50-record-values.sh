@@ -22,12 +22,13 @@ if [ "$T_VERSION" = 1 ]; then
 else
 	usage_f=memory.current limit_f=memory.max anon_key=anon
 fi
-rec_pid= hog_pid= sleeper=
+rec_pid= hog_pid= sleeper= sleeper2=
 stop_all() {
 	[ -n "$hog_pid" ] && { kill -CONT "$hog_pid"; kill "$hog_pid"; wait "$hog_pid"; } 2>/dev/null
 	[ -n "$rec_pid" ] && { kill "$rec_pid"; wait "$rec_pid"; } 2>/dev/null
 	[ -n "$sleeper" ] && { kill "$sleeper"; wait "$sleeper"; } 2>/dev/null
-	hog_pid= rec_pid= sleeper=
+	[ -n "$sleeper2" ] && { kill "$sleeper2"; wait "$sleeper2"; } 2>/dev/null
+	hog_pid= rec_pid= sleeper= sleeper2=
 	cleanup
 }
 trap stop_all EXIT
@@ -184,10 +185,14 @@ mc record -p "self/$P" --dir "$S" --retain 1x -n 1 2> "$T_TMP/err"; check_rc $? 
 # descriptor where that is right (cgroup v1 keeps a group's process list
 # for a second after a read: within it the file is opened afresh). The
 # test never reads t's cgroup.procs itself (an open would refresh the
-# kernel's list): where the process is, /proc/PID/cgroup says.
-mkdir "$T_DIR/$P/t"
-tasks_at() { # SAMPLE...: t's task count in each SAMPLE-th sample, on one line
-	mc dump --dir "$S" --groups t | awk -F, -v g="$BASE/t" -v w="$*" '
+# kernel's list): where the process is, /proc/PID/cgroup says. On v1 an
+# empty group is not read until its cgroup.procs or tasks is written: u
+# gains its process through tasks (a thread's move).
+mkdir "$T_DIR/$P/t" "$T_DIR/$P/u"
+tasks_at() { # GROUP SAMPLE...: GROUP's task count in each SAMPLE-th sample, on one line
+	local grp=$1
+	shift
+	mc dump --dir "$S" --groups "$grp" | awk -F, -v g="$BASE/$grp" -v w="$*" '
 		BEGIN { n = split(w, k, " ") }
 		$2 == g && $3 == "tasks" { c++; for (i = 1; i <= n; i++) if (k[i] == c) v[i] = $4 }
 		END { for (i = 1; i <= n; i++) printf "%s%s", (i > 1 ? " " : ""), v[i]; print "" }'
@@ -205,15 +210,24 @@ for ival in $ivals; do
 	sleeper=$!
 	echo $sleeper > "$T_DIR/$P/t/cgroup.procs"
 	grep -q ":$T_SELF/$P/t\$\|:${T_SELF%/}/$P/t\$" /proc/$sleeper/cgroup || fail "$ival: the process is not in t"
+	sleep 300 &
+	sleeper2=$!
+	if [ "$T_VERSION" = 1 ]; then
+		echo $sleeper2 > "$T_DIR/$P/u/tasks"
+	else
+		echo $sleeper2 > "$T_DIR/$P/u/cgroup.procs"
+	fi
 	n=$(( $(samples) + 2 ))
 	wait_samples $n || fail "$ival: no samples after the move"
-	kill $sleeper; wait $sleeper 2> /dev/null
-	sleeper=
+	kill $sleeper $sleeper2; wait $sleeper $sleeper2 2> /dev/null
+	sleeper= sleeper2=
 	m=$(( $(samples) + 2 ))
 	wait_samples $m || fail "$ival: no samples after the exit"
 	kill "$rec_pid"; wait "$rec_pid"
 	rec_pid=
-	check_eq "$(tasks_at $n $m)" "1 0" \
+	check_eq "$(tasks_at t $n $m)" "1 0" \
 		"$ival: t's task count after a process moved in, and after it exited"
+	check_eq "$(tasks_at u 1 $n $m)" "0 1 0" \
+		"$ival: u's, empty, then its process moved in through tasks (v1), then gone"
 done
 summary

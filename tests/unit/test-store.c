@@ -423,6 +423,76 @@ static void test_corrupt(void)
 	mc_hist_sample_release(&got);
 }
 
+/*
+ * A span that does not decode is remembered: seeking or stepping back into
+ * it again reports the same record without decoding the span again (the
+ * file repaired behind the reader's back shows it), until a refresh.
+ */
+static void test_broken_span(void)
+{
+	struct mc_store_opts o = { .keyframe_every = 8 };
+	struct mc_hist_sample got = { 0 };
+	struct mc_store_reader *rd;
+	char data[128], idx[128], *first = NULL;
+	const char *why = "";
+	off_t at;
+	int r;
+
+	rmstore();
+	write_all(&o, 5, 12);
+	newest(data, sizeof(data), ".mcd");
+	newest(idx, sizeof(idx), ".mci");
+	at = rec_end(idx, 42) + 40;   /* in the payload of record 43, a delta of the span 40..47 */
+	flip(data, at);
+	tap_eq_int(mc_store_open(dir, &rd, NULL), 0, "a store with a corrupt delta record opens");
+	tap_eq_int(mc_store_seek(rd, T0 + 46 * 5, &got), -EBADMSG, "a record after it in its span does not decode");
+	first = mc_store_problem(rd) ? strdup(mc_store_problem(rd)) : NULL;
+	tap_check(first && strstr(first, "record checksum mismatch"), "the problem names the bad record: %s",
+		  first ? first : "(none)");
+	flip(data, at);   /* repaired: only decoding the span again would see that */
+	r = mc_store_prev(rd, &got);
+	tap_eq_int(r, -EBADMSG, "a step back in the span: the same error, from memory");
+	tap_check(first && mc_store_problem(rd) && strcmp(first, mc_store_problem(rd)) == 0,
+		  "with the same problem: %s", mc_store_problem(rd) ? mc_store_problem(rd) : "(none)");
+	tap_eq_int(mc_store_seek(rd, T0 + 43 * 5, &got), -EBADMSG, "the bad record itself, again");
+	r = mc_store_seek(rd, T0 + 42 * 5, &got);
+	tap_check(r == 0 && sample_same(&want[42], &got, &why), "the record before it in the span decodes (%s)", why);
+	tap_eq_int(mc_store_refresh(rd), 0, "refresh");
+	r = mc_store_seek(rd, T0 + 46 * 5, &got);
+	tap_check(r == 0 && sample_same(&want[46], &got, &why), "after a refresh the span is decoded anew (%s)", why);
+	free(first);
+	mc_store_close(rd);
+	mc_hist_sample_release(&got);
+}
+
+/* CRC-32C: the standard check value, and eight bytes at a time equal to one at a time. */
+static void test_crc(void)
+{
+	unsigned char buf[300];
+	uint32_t seed = 12345;
+	bool same = true;
+
+	tap_eq_int((long long)st_crc32c(0, "123456789", 9), 0xe3069283ll, "CRC-32C of \"123456789\"");
+	tap_eq_int((long long)st_crc32c(0, "", 0), 0, "CRC-32C of nothing");
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)((seed = seed * 1103515245u + 12345u) >> 16);
+	for (size_t off = 0; off < 8; off++)
+		for (size_t n = 0; n + off <= sizeof(buf); n++) {
+			uint32_t ref = ~0u, cut = n / 3;
+
+			for (size_t i = 0; i < n; i++) {
+				ref ^= buf[off + i];
+				for (int k = 0; k < 8; k++)
+					ref = ref & 1 ? (ref >> 1) ^ 0x82f63b78u : ref >> 1;
+			}
+			ref = ~ref;
+			if (st_crc32c(0, buf + off, n) != ref ||
+			    st_crc32c(st_crc32c(0, buf + off, cut), buf + off + cut, n - cut) != ref)
+				same = false;
+		}
+	tap_check(same, "every length and alignment up to 300 bytes, whole and in two parts, as bit by bit");
+}
+
 static int count_files(const char *ext)
 {
 	char cmd[160];
@@ -676,6 +746,8 @@ int main(void)
 	test_roundtrip();
 	test_torn();
 	test_corrupt();
+	test_broken_span();
+	test_crc();
 	test_retention();
 	test_refresh();
 	test_trust();

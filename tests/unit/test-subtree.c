@@ -23,6 +23,8 @@
  *   - groups appearing, vanishing, renamed and replaced between scans are
  *     seen exactly, against an oracle that lists the tree afresh, while the
  *     reader lists only directories that changed;
+ *   - a v1 group's processes: an empty group is not read again until its
+ *     cgroup.procs or tasks is written, and then counted;
  *   - the read model over it (view/model.c) reads only the knob files the
  *     columns ask for, and its display order, kept from one refresh to the
  *     next, is the sorted one whatever the keys did in between.
@@ -360,6 +362,76 @@ static void test_keep_knobs(struct mc_host *h)
 	mc_subtree_scan(t, false);
 	tap_eq_u64(mc_subtree_limit(t), ram < 1073741824 ? ram : 1073741824, "keep: and back");
 	mc_group_snap_free(&gs);
+	mc_subtree_free(t);
+}
+
+/* The number of processes mc_subtree_tasks gives for entry i, and the files it read. */
+static uint64_t tasks_of(struct mc_subtree *t, size_t i, size_t *ret_preads)
+{
+	size_t n0 = mc_subtree_preads(t);
+	uint64_t n = UINT64_MAX;
+
+	if (mc_subtree_tasks(t, i, &n) < 0)
+		n = UINT64_MAX;
+	*ret_preads = mc_subtree_preads(t) - n0;
+	return n;
+}
+
+static void test_empty_tasks(struct mc_host *h)
+{
+	struct mc_subtree *t = NULL;
+	size_t reads;
+
+	put("a/b/cgroup.procs", "");
+	put("a/b/tasks", "");
+	put("a/cgroup.procs", "17\n");
+	put("a/tasks", "17\n18\n");
+	if (mc_subtree_new(h, "/a", &t) < 0 || mc_subtree_scan(t, false) < 0) {
+		tap_check(false, "tasks: a reader of /a");
+		mc_subtree_free(t);
+		return;
+	}
+	tap_eq_u64(tasks_of(t, 0, &reads), 1, "tasks: a counts its process");
+	tap_eq_u64(tasks_of(t, 1, &reads), 0, "tasks: b none");
+	tap_eq_u64(reads, 1, "tasks: read once");
+	mc_subtree_scan(t, false);
+	tap_eq_u64(tasks_of(t, 0, &reads), 1, "tasks: a again");
+	tap_eq_u64(reads, 1, "tasks: a group with processes is read every time");
+	tap_eq_u64(tasks_of(t, 1, &reads), 0, "tasks: b still none");
+	tap_eq_u64(reads, 0, "tasks: an empty group without a write is not read again");
+
+	/* a process moved in between two samples */
+	put("a/b/cgroup.procs", "42\n");
+	mc_subtree_scan(t, false);
+	tasks_of(t, 0, &reads);
+	tap_eq_u64(tasks_of(t, 1, &reads), 1, "tasks: a process written to cgroup.procs is counted");
+	tap_eq_u64(reads, 1, "tasks: by reading the file");
+	put("a/b/cgroup.procs", "");
+	mc_subtree_scan(t, false);
+	tap_eq_u64(tasks_of(t, 1, &reads), 0, "tasks: gone again");
+	/* a thread moved through tasks, seen when a pass begins even without a scan */
+	put("a/b/tasks", "43\n");
+	put("a/b/cgroup.procs", "43\n");
+	tasks_of(t, 0, &reads);
+	tap_eq_u64(tasks_of(t, 1, &reads), 1, "tasks: a write to tasks is counted at the next pass");
+	put("a/b/tasks", "");
+	put("a/b/cgroup.procs", "");
+	mc_subtree_scan(t, false);
+	tap_eq_u64(tasks_of(t, 1, &reads), 0, "tasks: empty once more");
+	tap_eq_u64(tasks_of(t, 1, &reads), 0, "tasks: and kept");
+	tap_eq_u64(reads, 0, "tasks: without a read");
+	/* the scan after a pass's events still relists what they marked */
+	mkdir_rel("a/b/c");
+	put("a/b/cgroup.procs", "44\n");
+	tasks_of(t, 0, &reads);
+	mc_subtree_scan(t, false);
+	tap_eq_u64(mc_subtree_count(t), 3, "tasks: a group made before the pass is found by the next scan");
+	rm_rel("a/b/c");
+	put("a/b/cgroup.procs", "");
+	rm_rel("a/b/cgroup.procs");
+	rm_rel("a/b/tasks");
+	rm_rel("a/cgroup.procs");
+	rm_rel("a/tasks");
 	mc_subtree_free(t);
 }
 
@@ -838,6 +910,7 @@ int main(void)
 	test_limit(h);
 	test_bad_values(h);
 	test_keep_knobs(h);
+	test_empty_tasks(h);
 	test_root_replaced(h);
 	test_model_parts(h);
 	test_model_order(h);
