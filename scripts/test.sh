@@ -7,9 +7,14 @@ scripts/setup.sh test
 # The guest tests' two kernels and the systemd guest's root file system are
 # most of a fresh machine's run (about 6 minutes of CPU per kernel, and the
 # download of a Debian system). Unless only some tests were asked for, build
-# them now in the background, niced, while memctl builds and the host tests
-# run: the guest tests' own kernel/build.sh and kernel/rootfs.sh calls wait
-# for them (the cache lock) and reuse what they built, or report why not.
+# them now in the background while memctl builds and the host tests run:
+# the guest tests' own kernel/build.sh and kernel/rootfs.sh calls wait for
+# them (the cache lock) and reuse what they built, or report why not. Each
+# runs in a session of its own; where the kernel groups a session's
+# processes for the scheduler (autogroup, as on Debian), each session gets
+# an equal share of the CPU whatever its nice value, which orders only the
+# processes inside it, so the kernels build at about one core of two
+# beside the tests, the critical path of a fresh run.
 prebuild=()
 if [ $# -eq 0 ]; then
 	mkdir -p build
@@ -35,11 +40,14 @@ guests='guest|bench-guest'
 # packaging tests (dist) build the .deb from it.
 (cd build/release && ctest --output-on-failure --output-junit "$PWD/ctest.xml" -L 'integration|dist' "$@")
 # Each libFuzzer target for a short, fixed time (scripts/fuzz.sh runs them
-# longer), beside the guest tests at nice 19: a TCG guest keeps about one
-# of the two cores busy, so the fuzzers take what it leaves, and neither the
-# kernel builds nor the guests wait for them.
+# longer), beside the guest tests at the lowest priority: a TCG guest keeps
+# about one of the two cores busy, so the fuzzers take what it leaves, and
+# neither the kernel builds nor the guests wait for them. Their session's
+# autogroup gets nice 19 too (written from inside it, after setsid), or it
+# would take an equal share from the kernels and guests.
 mkdir -p build
-setsid -w nice -n 19 scripts/fuzz.sh 20 > build/fuzz-short.log 2>&1 &
+setsid -w bash -c '{ echo 19 > /proc/self/autogroup; } 2>/dev/null; exec nice -n 19 scripts/fuzz.sh 20' \
+	> build/fuzz-short.log 2>&1 &
 fuzz=$!
 prebuild+=("$fuzz")
 trap 'for p in "${prebuild[@]}"; do kill -- "-$p" 2>/dev/null || true; done' EXIT
