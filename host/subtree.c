@@ -658,18 +658,22 @@ static void limit_close(struct mc_subtree *t)
 }
 
 /*
- * A watch for writes to the file open at fd (a knob file): -1 when there
- * is none (no inotify, or the watch limit reached). Added before the file
- * is read, so that a write after that read is reported.
+ * A watch for writes to the file open at fd, by its /proc/self/fd name: -1
+ * when there is none (no inotify, or the watch limit reached). Added before
+ * the file is read, so that a write after that read is reported.
  */
-static int knob_watch(struct mc_subtree *t, int fd)
+static int write_watch(struct mc_subtree *t, int fd)
 {
 	char proc[64];
 
-	if (!t->keep_knobs)
-		return -1;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	return inotify_add_watch(t->inotify, proc, IN_MODIFY);
+}
+
+/* The same for a knob file, when the subtree keeps its knobs open. */
+static int knob_watch(struct mc_subtree *t, int fd)
+{
+	return t->keep_knobs ? write_watch(t, fd) : -1;
 }
 
 /* Opens the max files of the parent and each ancestor; false when they are not all kept. */
@@ -1194,7 +1198,6 @@ static double mono_now(void)
 static bool procs_watch(struct mc_subtree *t, struct sub_grp *g, int dfd)
 {
 	static const char *const files[2] = { "cgroup.procs", "tasks" };
-	char proc[64];
 
 	if (!g->pwd_tried) {
 		g->pwd_tried = true;
@@ -1205,8 +1208,7 @@ static bool procs_watch(struct mc_subtree *t, struct sub_grp *g, int dfd)
 
 			if (fd < 0)
 				break;
-			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-			g->pwd[k] = inotify_add_watch(t->inotify, proc, IN_MODIFY);
+			g->pwd[k] = write_watch(t, fd);
 			close(fd);
 		}
 	}
