@@ -1247,6 +1247,18 @@ static void draw_status(struct screen *s)
 	}
 }
 
+/* Forgets the kept lines: the next frame draws every line. */
+static void lines_drop(struct screen *s)
+{
+	free(s->lines);
+	free(s->row_cells);
+	free(s->line_kept);
+	free(s->line_now);
+	s->lines = s->row_cells = NULL;
+	s->line_kept = s->line_now = NULL;
+	s->lines_n = 0;
+}
+
 /* Room to keep the lines of a LINES x COLS screen: false when there is none (nothing kept). */
 static bool lines_fit(struct screen *s)
 {
@@ -1254,26 +1266,24 @@ static bool lines_fit(struct screen *s)
 
 	if (s->lines && s->lines_n == LINES && s->lines_cols == COLS)
 		return true;
-	free(s->lines);
-	free(s->row_cells);
-	free(s->line_kept);
-	free(s->line_now);
+	lines_drop(s);
 	s->lines = calloc(cells, sizeof(*s->lines));
 	s->row_cells = calloc((size_t)COLS, sizeof(*s->row_cells));
 	s->line_kept = calloc((size_t)LINES, sizeof(*s->line_kept));
 	s->line_now = calloc((size_t)LINES, sizeof(*s->line_now));
 	if (!s->lines || !s->row_cells || !s->line_kept || !s->line_now) {
-		free(s->lines);
-		free(s->row_cells);
-		free(s->line_kept);
-		free(s->line_now);
-		s->lines = s->row_cells = NULL;
-		s->line_kept = s->line_now = NULL;
+		lines_drop(s);
 		return false;
 	}
 	s->lines_n = LINES;
 	s->lines_cols = COLS;
 	return true;
+}
+
+/* The frame shows the table alone: no chooser, help or detail pane over it. */
+static bool table_only(const struct screen *s)
+{
+	return !s->chooser && !s->help && !s->detail;
 }
 
 /*
@@ -1283,10 +1293,9 @@ static bool lines_fit(struct screen *s)
  */
 static void frame_start(struct screen *s)
 {
-	bool table = !s->chooser && !s->help && !s->detail;
 	bool same = s->lines && s->lines_n == LINES && s->lines_cols == COLS;
 
-	if (!lines_fit(s) || !table || !same || !s->table_shown) {
+	if (!lines_fit(s) || !table_only(s) || !same || !s->table_shown) {
 		erase();
 		if (s->lines)
 			memset(s->line_kept, 0, (size_t)LINES * sizeof(*s->line_kept));
@@ -1298,7 +1307,7 @@ static void frame_start(struct screen *s)
 /* What the lines hold now: those composed in this frame; the others were drawn by ncurses alone. */
 static void frame_end(struct screen *s)
 {
-	s->table_shown = !s->chooser && !s->help && !s->detail;
+	s->table_shown = table_only(s);
 	if (s->lines)
 		memcpy(s->line_kept, s->line_now, (size_t)LINES * sizeof(*s->line_kept));
 }
@@ -1850,10 +1859,7 @@ static void screen_free(struct screen *s)
 	free(s->reason);
 	free(s->status);
 	free(s->search);
-	free(s->lines);
-	free(s->row_cells);
-	free(s->line_kept);
-	free(s->line_now);
+	lines_drop(s);
 }
 
 int top_screen_run(struct top_model *m, const struct top_screen_opts *o)
