@@ -572,6 +572,7 @@ static bool kids_sorted(struct top_model *m, const size_t *k, size_t n)
 void top_model_order(struct top_model *m)
 {
 	struct top_order_buf *o = &m->ob;
+	bool filtering = m->filter && *m->filter;
 
 	m->n_order = 0;
 	m->label_max = 0;
@@ -591,8 +592,8 @@ void top_model_order(struct top_model *m)
 	if (o->n != m->n)
 		order_kids(m);
 	/* rows come in preorder: a child after its parent, so walk backwards */
-	memset(o->keep, !m->filter || !*m->filter, m->n * sizeof(*o->keep));
-	for (size_t i = m->n; m->filter && *m->filter && i-- > 0;) {
+	memset(o->keep, !filtering, m->n * sizeof(*o->keep));
+	for (size_t i = m->n; filtering && i-- > 0;) {
 		if (matches(m, &m->rows[i]))
 			o->keep[i] = true;
 		if (o->keep[i] && m->rows[i].up != (size_t)-1)
