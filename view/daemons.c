@@ -23,9 +23,11 @@
 int top_daemons_init(struct top_daemons *d, const char *state_dir)
 {
 	memset(d, 0, sizeof(*d));
-	mc_runstate_watch_init(&d->watch, true);
 	d->state_dir = strdup(state_dir);
-	return d->state_dir ? 0 : -ENOMEM;
+	if (!d->state_dir)
+		return -ENOMEM;
+	mc_runstate_watch_init(&d->watch, true);
+	return 0;
 }
 
 static void daemons_clear(struct top_daemons *d)
@@ -42,11 +44,10 @@ static void daemons_clear(struct top_daemons *d)
 void top_daemons_release(struct top_daemons *d)
 {
 	daemons_clear(d);
-	free(d->state_dir);
-	/* a model's daemons are all zero until top_daemons_init: descriptor 0 is not the watch's */
-	if (d->watch.fd > 0)
+	/* the watch is set up exactly when state_dir is: a model's daemons are zero until init */
+	if (d->state_dir)
 		mc_runstate_watch_release(&d->watch);
-	free(d->watch.v);
+	free(d->state_dir);
 	memset(d, 0, sizeof(*d));
 }
 
