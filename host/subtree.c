@@ -93,10 +93,12 @@ struct sub_grp {
 	int wd;                 /* inotify watch, -1: none */
 	double procs_at;        /* CLOCK_MONOTONIC of the last read of cgroup.procs */
 	unsigned procs_reads;   /* reads of cgroup.procs through the kept descriptor */
-	/* v1's empty groups, counted without a read (see mc_subtree_tasks) */
-	int pwd[2];             /* watches of cgroup.procs and tasks; -1: none */
+	/* empty groups, counted without a read (see mc_subtree_tasks) */
+	int pwd[2];             /* v1: watches of cgroup.procs and tasks; v2: of cgroup.events */
 	bool pwd_tried;         /* they were asked for (not again after a failure) */
 	bool procs_empty;       /* no process at a fresh read under both watches, no write since */
+	bool pop_known;         /* v2: populated holds cgroup.events' value, no event since */
+	bool populated;
 	/* knob files' values kept while their inotify watch reports no write (see kept_knobs) */
 	int kwd[MC_KNOB__COUNT];            /* watch of the kept descriptor; -1: none */
 	bool kept[MC_KNOB__COUNT];          /* kval / kvalid / kbad hold the file's value */
@@ -170,6 +172,7 @@ static void procs_forget(struct mc_subtree *t, struct sub_grp *g)
 	}
 	g->pwd_tried = false;
 	g->procs_empty = false;
+	g->pop_known = false;
 }
 
 static void grp_close_files(struct mc_subtree *t, struct sub_grp *g)
@@ -513,10 +516,10 @@ static void grp_events(struct mc_subtree *t, struct sub_grp *g, const int *wds, 
 		if (g->pwd[k] < 0)
 			continue;
 		if (all || wd_in(wds, n, g->pwd[k]))
-			g->procs_empty = false;
+			g->procs_empty = g->pop_known = false;
 		if (wd_in(wds, n, -g->pwd[k])) {
 			g->pwd[k] = -1;
-			g->procs_empty = false;
+			g->procs_empty = g->pop_known = false;
 		}
 	}
 }
@@ -1179,9 +1182,19 @@ int mc_subtree_read(struct mc_subtree *t, size_t i, unsigned parts, struct mc_gr
  * groups begins (entry 0), so a count is the group's as of the start of
  * the pass at the latest, within the sample's own reading. A hierarchy
  * that also carries cpuset is left out: cpuset moves the tasks of a group
- * whose CPUs went offline into its parent without a write. v2 has no such
- * guarantee (CLONE_INTO_CGROUP places a child without a write), so there
- * every group is read.
+ * whose CPUs went offline into its parent without a write.
+ *
+ * v2 has no such guarantee (CLONE_INTO_CGROUP places a child without a
+ * write), but it has cgroup.events: its "populated" is 1 while the group
+ * or a group below it holds a process, however the process came in, and
+ * the kernel notifies the file's inotify watchers when it changes (an
+ * IN_MODIFY from a work item, delayed by at most the kernel's 10 ms
+ * between two notifications of one file). So on v2 a group whose read
+ * listed nobody has its cgroup.events watched, then read; "populated 0"
+ * counts 0 until an event for the file, and "populated 1" (a process
+ * below, not in the group) is kept until one, so that the file is not
+ * read again every sample. A count is then the group's as of the start of
+ * the pass, less the notification's delay.
  */
 #define V1_PIDLIST_GAP_S 2.0
 #define V1_PIDLIST_FRESH 8
@@ -1213,6 +1226,66 @@ static bool procs_watch(struct mc_subtree *t, struct sub_grp *g, int dfd)
 		}
 	}
 	return g->pwd[0] >= 0 && g->pwd[1] >= 0;
+}
+
+/* "populated 0" or "populated 1" on a line of cgroup.events' text: 0, 1, or -1 when neither. */
+static int events_populated(const char *p, size_t len)
+{
+	static const char key[] = "populated ";
+	const size_t k = sizeof(key) - 1;
+
+	for (size_t at = 0; at < len;) {
+		const char *nl = memchr(p + at, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - (p + at)) : len - at;
+
+		if (n == k + 1 && memcmp(p + at, key, k) == 0 &&
+		    (p[at + k] == '0' || p[at + k] == '1'))
+			return p[at + k] - '0';
+		at += n + 1;
+	}
+	return -1;
+}
+
+/*
+ * On v2: true when g's cgroup.events, watched from before it was read,
+ * says that nothing in g's subtree holds a process (see above).
+ */
+static bool v2_unpopulated(struct mc_subtree *t, struct sub_grp *g)
+{
+	char buf[256];
+	int tmp, dfd, fd, v;
+	ssize_t len;
+
+	if (g->pop_known)
+		return !g->populated;
+	if ((g->pwd_tried && g->pwd[0] < 0) || t->inotify < 0)
+		return false;
+	dfd = grp_dir(t, g, &tmp);
+	if (dfd < 0)
+		return false;
+	if (!g->pwd_tried) {
+		g->pwd_tried = true;
+		fd = openat(dfd, "cgroup.events", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			g->pwd[0] = write_watch(t, fd);
+			close(fd);
+		}
+	}
+	fd = g->pwd[0] >= 0 ? openat(dfd, "cgroup.events",
+				     O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
+	if (tmp >= 0)
+		close(tmp);
+	if (fd < 0)
+		return false;
+	len = read(fd, buf, sizeof(buf));
+	close(fd);
+	t->preads++;
+	v = len > 0 && (size_t)len < sizeof(buf) ? events_populated(buf, (size_t)len) : -1;
+	if (v < 0)
+		return false;
+	g->pop_known = true;
+	g->populated = v == 1;
+	return v == 0;
 }
 
 int mc_subtree_tasks(struct mc_subtree *t, size_t i, uint64_t *ret)
@@ -1252,7 +1325,7 @@ int mc_subtree_tasks(struct mc_subtree *t, size_t i, uint64_t *ret)
 	g->procs_at = now;
 	for (size_t k = 0; k < len; k++)
 		n += t->h->buf.p[k] == '\n';
-	g->procs_empty = watched && n == 0;
+	g->procs_empty = n == 0 && (v1 ? watched : v2_unpopulated(t, g));
 	*ret = n;
 	return 0;
 }

@@ -24,7 +24,8 @@
  *     seen exactly, against an oracle that lists the tree afresh, while the
  *     reader lists only directories that changed;
  *   - a v1 group's processes: an empty group is not read again until its
- *     cgroup.procs or tasks is written, and then counted;
+ *     cgroup.procs or tasks is written, and then counted; on v2, until its
+ *     cgroup.events reports a change;
  *   - the read model over it (view/model.c) reads only the knob files the
  *     columns ask for, and its display order, kept from one refresh to the
  *     next, is the sorted one whatever the keys did in between.
@@ -892,6 +893,115 @@ static void test_churn(void)
 	free(val);
 }
 
+/* The entry of the group at path (relative to the reader's parent); -1 when none. */
+static size_t entry_of(struct mc_subtree *t, const char *path)
+{
+	for (size_t i = 0; i < mc_subtree_count(t); i++)
+		if (strcmp(mc_subtree_entry(t, i)->path, path) == 0)
+			return i;
+	return (size_t)-1;
+}
+
+static void put_v2_procs(const char *rel, const char *procs, int populated)
+{
+	char f[256], v[64];
+
+	snprintf(f, sizeof(f), "%s/cgroup.procs", rel);
+	put(f, procs);
+	snprintf(f, sizeof(f), "%s/cgroup.events", rel);
+	snprintf(v, sizeof(v), "populated %d\nfrozen 0\n", populated);
+	put(f, v);
+}
+
+/*
+ * v2: a group whose read lists nobody is not read again while its
+ * cgroup.events says populated 0 and nothing notified a change; a group
+ * with a process only below it (populated 1) is read, its cgroup.events not.
+ * It is long because it reads as one story: each step starts from the
+ * watches and kept values the step before left.
+ */
+static void test_empty_tasks_v2(void)
+{
+	struct mc_subtree *t = NULL;
+	struct mc_host *h;
+	size_t reads, a, b, c, d;
+
+	rm_rel("");
+	if (mkdir(tree, 0755) < 0)
+		bail("mkdir", tree);
+	put("cgroup.controllers", "memory\n");
+	make_v2_group("a", 4096);
+	make_v2_group("a/b", 4096);
+	make_v2_group("a/b/c", 4096);
+	make_v2_group("a/d", 4096);
+	put_v2_procs("a", "17\n", 1);
+	put_v2_procs("a/b", "", 1);
+	put_v2_procs("a/b/c", "18\n19\n", 1);
+	put_v2_procs("a/d", "", 0);
+	h = open_fake(2);
+	if (mc_subtree_new(h, "/a", &t) < 0 || mc_subtree_scan(t, false) < 0) {
+		tap_check(false, "v2 tasks: a reader of /a");
+		mc_subtree_free(t);
+		mc_host_free(h);
+		return;
+	}
+	a = entry_of(t, "");
+	b = entry_of(t, "b");
+	c = entry_of(t, "b/c");
+	d = entry_of(t, "d");
+	tap_check(a == 0 && b != (size_t)-1 && c != (size_t)-1 && d != (size_t)-1,
+		  "v2 tasks: the four groups listed");
+	if (d == (size_t)-1 || b == (size_t)-1 || c == (size_t)-1)
+		goto out;
+	tap_eq_u64(tasks_of(t, a, &reads), 1, "v2 tasks: a counts its process");
+	tap_eq_u64(reads, 1, "v2 tasks: a group with a process: cgroup.procs alone");
+	tap_eq_u64(tasks_of(t, c, &reads), 2, "v2 tasks: c counts two");
+	tap_eq_u64(tasks_of(t, d, &reads), 0, "v2 tasks: d none");
+	tap_eq_u64(reads, 2, "v2 tasks: d's cgroup.procs and cgroup.events read");
+	tap_eq_u64(tasks_of(t, b, &reads), 0, "v2 tasks: b none of its own");
+	tap_eq_u64(reads, 2, "v2 tasks: b's cgroup.procs and cgroup.events read");
+	mc_subtree_scan(t, false);
+	tap_eq_u64(tasks_of(t, a, &reads), 1, "v2 tasks: a again");
+	tap_eq_u64(tasks_of(t, d, &reads), 0, "v2 tasks: d still none");
+	tap_eq_u64(reads, 0, "v2 tasks: an unpopulated group is not read again");
+	tap_eq_u64(tasks_of(t, b, &reads), 0, "v2 tasks: b still none");
+	tap_eq_u64(reads, 1, "v2 tasks: a populated group's cgroup.procs, not its cgroup.events");
+
+	/* a process came in (any way: the kernel notifies the populated change) */
+	put_v2_procs("a/d", "42\n", 1);
+	tasks_of(t, a, &reads);
+	tap_eq_u64(tasks_of(t, d, &reads), 1, "v2 tasks: d's new process counted at the next pass");
+	tap_eq_u64(reads, 1, "v2 tasks: by reading cgroup.procs");
+	put_v2_procs("a/d", "", 0);
+	mc_subtree_scan(t, false);
+	tap_eq_u64(tasks_of(t, d, &reads), 0, "v2 tasks: d empty again");
+	tap_eq_u64(reads, 2, "v2 tasks: cgroup.events read again after its event");
+	tap_eq_u64(tasks_of(t, d, &reads), 0, "v2 tasks: and kept");
+	tap_eq_u64(reads, 0, "v2 tasks: without a read");
+	/* c's processes gone: b's populated changes, b's cgroup.events is read again */
+	put_v2_procs("a/b/c", "", 0);
+	put_v2_procs("a/b", "", 0);
+	tasks_of(t, a, &reads);
+	tap_eq_u64(tasks_of(t, b, &reads), 0, "v2 tasks: b, nothing below it now");
+	tap_eq_u64(reads, 2, "v2 tasks: b's cgroup.events read after its event");
+	tap_eq_u64(tasks_of(t, b, &reads), 0, "v2 tasks: b kept");
+	tap_eq_u64(reads, 0, "v2 tasks: b without a read");
+	/* a cgroup.events that says neither: read every time, never skipped */
+	put("a/d/cgroup.events", "populated 2\nfrozen 0\n");
+	tasks_of(t, a, &reads);
+	tap_eq_u64(tasks_of(t, d, &reads), 0, "v2 tasks: d with a bad cgroup.events");
+	tap_eq_u64(tasks_of(t, d, &reads), 0, "v2 tasks: d again");
+	tap_eq_u64(reads, 2, "v2 tasks: a bad cgroup.events skips nothing");
+	put("a/d/cgroup.events", "frozen 0\npopulated 0");
+	tasks_of(t, a, &reads);
+	tasks_of(t, d, &reads);
+	tap_eq_u64(tasks_of(t, d, &reads), 0, "v2 tasks: populated last, no newline");
+	tap_eq_u64(reads, 0, "v2 tasks: still understood");
+out:
+	mc_subtree_free(t);
+	mc_host_free(h);
+}
+
 int main(void)
 {
 	struct mc_host *h;
@@ -917,6 +1027,7 @@ int main(void)
 	test_model_turns(h);
 	mc_host_free(h);
 	test_churn();
+	test_empty_tasks_v2();
 	nftw(top, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 	return tap_done();
 }
