@@ -256,9 +256,15 @@ else
 	echo "# no task I/O accounting here: disk re-reads not measured, residency only"
 fi
 lost_disk() { [ $have_io = no ] || [ "$a_disk" -ge $((WS_M << 20)) ]; }
-# not vacuous: without memctl the job must have lost a good part of its file
-if awk -v a="$a_avg" 'BEGIN { exit !(a <= 60) }' && lost_disk; then
-	pass "baseline loses the working set without memctl (avg residency $a_avg% <= 60%, re-read $((a_disk >> 20))M >= ${WS_M}M)"
+# Not vacuous: without memctl the job must have lost a good part of its
+# file, at least a third on average, which is also what the comparison
+# below needs to be passable at all (100% >= 1.5 x 66.7%). Under a parent
+# of less than 1G the kernel keeps the active file list about as large as
+# the inactive one, so the job keeps about limit / 2 of its file: in the
+# guest (64M, 52M) that is 59-61% at every pass, stable, and a bound of
+# 60 was a coin toss there.
+if awk -v a="$a_avg" 'BEGIN { exit !(a <= 66) }' && lost_disk; then
+	pass "baseline loses the working set without memctl (avg residency $a_avg% <= 66%, re-read $((a_disk >> 20))M >= ${WS_M}M)"
 else
 	fail "baseline kept $a_avg% of the working set without memctl (re-read $((a_disk >> 20))M): the setup is not tight enough for this kernel, so phase B would prove nothing"
 fi
