@@ -1207,17 +1207,22 @@ static double mono_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Watches g's cgroup.procs and tasks for writes, once; false when not both are watched. */
-static bool procs_watch(struct mc_subtree *t, struct sub_grp *g, int dfd)
+/*
+ * Watches, once, what tells of g's processes: on v1 writes to its
+ * cgroup.procs and tasks, on v2 changes of its cgroup.events; false when
+ * not all of them are watched.
+ */
+static bool procs_watch(struct mc_subtree *t, struct sub_grp *g, int dfd, bool v1)
 {
-	static const char *const files[2] = { "cgroup.procs", "tasks" };
+	static const char *const files[2][2] = { { "cgroup.events" }, { "cgroup.procs", "tasks" } };
+	const int n = v1 ? 2 : 1;
 
 	if (!g->pwd_tried) {
 		g->pwd_tried = true;
-		if (t->inotify < 0 || faccessat(dfd, "cpuset.cpus", F_OK, 0) == 0)
+		if (t->inotify < 0 || (v1 && faccessat(dfd, "cpuset.cpus", F_OK, 0) == 0))
 			return false;
-		for (int k = 0; k < 2; k++) {
-			int fd = openat(dfd, files[k], O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		for (int k = 0; k < n; k++) {
+			int fd = openat(dfd, files[v1][k], O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
 			if (fd < 0)
 				break;
@@ -1225,7 +1230,7 @@ static bool procs_watch(struct mc_subtree *t, struct sub_grp *g, int dfd)
 			close(fd);
 		}
 	}
-	return g->pwd[0] >= 0 && g->pwd[1] >= 0;
+	return g->pwd[0] >= 0 && (!v1 || g->pwd[1] >= 0);
 }
 
 /* "populated 0" or "populated 1" on a line of cgroup.events' text: 0, 1, or -1 when neither. */
@@ -1258,21 +1263,13 @@ static bool v2_unpopulated(struct mc_subtree *t, struct sub_grp *g)
 
 	if (g->pop_known)
 		return !g->populated;
-	if ((g->pwd_tried && g->pwd[0] < 0) || t->inotify < 0)
+	if (g->pwd_tried && g->pwd[0] < 0)
 		return false;
 	dfd = grp_dir(t, g, &tmp);
 	if (dfd < 0)
 		return false;
-	if (!g->pwd_tried) {
-		g->pwd_tried = true;
-		fd = openat(dfd, "cgroup.events", O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0) {
-			g->pwd[0] = write_watch(t, fd);
-			close(fd);
-		}
-	}
-	fd = g->pwd[0] >= 0 ? openat(dfd, "cgroup.events",
-				     O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
+	fd = procs_watch(t, g, dfd, false) ?
+		openat(dfd, "cgroup.events", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
 	if (tmp >= 0)
 		close(tmp);
 	if (fd < 0)
@@ -1313,7 +1310,7 @@ int mc_subtree_tasks(struct mc_subtree *t, size_t i, uint64_t *ret)
 	if (v1 && fresh) {
 		d.fd = grp_dir(t, g, &d.tmp);
 		d.tried = true;
-		watched = d.fd >= 0 && procs_watch(t, g, d.fd);
+		watched = d.fd >= 0 && procs_watch(t, g, d.fd, true);
 	}
 	r = slot_read(t, g, HOST_FILE_PROCS, &d, &len, &kept);
 	if (d.tmp >= 0)
