@@ -5,7 +5,7 @@
 # Two phases on the real hierarchy (v1 here, v2 in the QEMU guest), each
 # with a fresh parent group (limit 256M) below our own cgroup and two
 # children:
-#   ws      ws-reader re-reads a 128M file (warmed first), pausing between
+#   ws      ws-reader re-reads a 160M file (warmed first), pausing between
 #           passes like a job that is rerun now and then;
 #   stream  streamer reads a 1G file in a loop, plain read().
 # Phase A: groups from `memctl apply`, no memctl run. Phase B: the same with
@@ -33,7 +33,16 @@ done
 
 SCALE=${MEMCTL_TEST_SCALE:-1}
 LIMIT_M=$((256 / SCALE))      # the parent's limit
-WS_M=${MEMCTL_T10_WS_M:-$((128 / SCALE))}   # the working set: fits in the parent
+# The working set fits in the parent and is more than half of it. Reclaim
+# deactivates pages only while the parent's inactive file list is smaller
+# than its active one (below 1G the two are to be equal) or while pages
+# refault. ws starts all active, and when the streamer first fills the
+# parent its inactive pages are the rest of the limit: with ws at exactly
+# half (128M of 256M) the two lists were equal within a few pages, and in
+# one CI run reclaim took the stream's pages only and ws kept 95% through
+# five passes, so phase A proved nothing. At 160M ws's active list is
+# larger from the first reclaim on.
+WS_M=${MEMCTL_T10_WS_M:-$((160 / SCALE))}
 STREAM_M=$((1024 / SCALE))    # the stream: four times the parent's limit per loop
 PASSES=8
 PAUSE_MS=500
