@@ -6,7 +6,9 @@
 #   scripts/fuzz.sh runs 1e7 [TARGET...]
 #                              each (or each TARGET: profile, cgconfig, ...) for 10
 #                              million executions; prints its stats, corpus and coverage
-#                              (FUZZ_MAX_SECONDS=N also stops each after N seconds)
+#                              (FUZZ_MAX_SECONDS=N also stops each after N seconds;
+#                              FUZZ_TIMEOUT=N lets one unit take N s of wall clock, not 10,
+#                              for a niced run that may wait minutes for a CPU)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs=(clang libclang-rt-14-dev)
@@ -34,7 +36,7 @@ if [ "${1:-}" = runs ]; then
 		mkdir -p "build/fuzz/tests/fuzz-corpus/$t"
 		echo "== fuzz-$t: $runs executions, $(date -u +%FT%TZ)"
 		start=$(date +%s)
-		build/fuzz/tests/fuzz-$t -runs="$runs" ${FUZZ_MAX_SECONDS:+-max_total_time=$FUZZ_MAX_SECONDS} -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+		build/fuzz/tests/fuzz-$t -runs="$runs" ${FUZZ_MAX_SECONDS:+-max_total_time=$FUZZ_MAX_SECONDS} -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=1024 -print_final_stats=1 \
 			"build/fuzz/tests/fuzz-corpus/$t" "tests/fuzz/corpus/$t" 2>&1 |
 			grep -E "^stat::|ERROR|SUMMARY|crash-|Done|DONE|INITED"
 		echo "fuzz-$t: $(( $(date +%s) - start )) s; corpus $(ls "build/fuzz/tests/fuzz-corpus/$t" | wc -l) files"
