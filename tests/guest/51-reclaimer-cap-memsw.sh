@@ -3,8 +3,8 @@
 # hierarchy, where memory.memsw.limit_in_bytes caps memory and swap
 # together.  A storm of 32 allocators (1M each, touched twice) runs in
 # a group with 12M of memory and 13M of memory+swap: the memsw limit is
-# reached while memory still has room, so charges fail on the memsw
-# counter, reclaim (which may not swap then) finds little, and allocators
+# reached while memory still has room (each allocator holds its memory
+# until every one has started), so charges fail on the memsw counter, reclaim (which may not swap then) finds little, and allocators
 # are OOM-killed -- as they must be, since the group holds more than its
 # memsw limit.  A cap whose waiters judged "reclaim no longer needed" by
 # the memory counter alone would send those charges back to retry forever.
@@ -29,16 +29,30 @@ echo $((12 * MIB)) > $G/memory.limit_in_bytes
 echo $((13 * MIB)) > $G/memory.memsw.limit_in_bytes
 patched && echo 1 > /proc/sys/vm/max_reclaimers_per_node
 
+# Each allocator holds its memory (-w) until the test closes the FIFO's
+# only writer: allocators that touch their 1M and exit one after another
+# never have 13M charged at once, and on a quick guest the storm then
+# never reached the memsw limit (a CI run: failcnt 0, 0.0 s, both kernels).
+mkfifo /tmp/hold
+exec 4<>/tmp/hold
 pids=
 i=0
 while [ $i -lt $NPROC ]; do
-	sh -c 'echo $$ > "$0/tasks" && exec memhog -b /tmp/go -r 2 1' $G &
+	sh -c 'echo $$ > "$0/tasks" && exec memhog -b /tmp/go -r 2 -w 1 < /tmp/hold' $G 4>&- &
 	pids="$pids $!"
 	i=$((i + 1))
 done
 while [ $(wc -l < $G/tasks) -lt $NPROC ]; do :; done
 t0=$(uptime_cs)
 touch /tmp/go
+# Release them once the limit has been hit (or after 20 s: the check below
+# then fails, since no storm took place).
+w=0
+while [ "$(cat $G/memory.memsw.failcnt)" = 0 ] && [ $w -lt 200 ]; do
+	sleep 0.1; w=$((w + 1))
+done
+sleep 1
+exec 4>&-
 # A watchdog: a livelocked storm never ends on its own.
 ( sleep 120; echo "$T: storm still running after 120 s"; cat $G/tasks | xargs kill -9 2>/dev/null ) &
 dog=$!
