@@ -17,7 +17,7 @@
 # build.sh's MEMCTL_KERNEL_CACHE and MEMCTL_KERNEL_TARBALL.
 #
 # Exit codes: 0 every prefix built without a warning and checkpatch found
-# nothing, 1 something failed or warned (the table says what), 77 the
+# nothing, 1 something failed or warned (its line says what), 77 the
 # baseline kernel could not be built for lack of a prerequisite.
 set -euo pipefail
 

@@ -4,7 +4,8 @@
 # together.  A storm of 32 allocators (1M each, touched twice) runs in
 # a group with 12M of memory and 13M of memory+swap: the memsw limit is
 # reached while memory still has room (each allocator holds its memory
-# until every one has started), so charges fail on the memsw counter, reclaim (which may not swap then) finds little, and allocators
+# until the limit has been hit), so charges fail on the memsw counter,
+# reclaim (which may not swap then) finds little, and allocators
 # are OOM-killed -- as they must be, since the group holds more than its
 # memsw limit.  A cap whose waiters judged "reclaim no longer needed" by
 # the memory counter alone would send those charges back to retry forever.
