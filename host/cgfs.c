@@ -217,41 +217,57 @@ int cgfs_open_group(struct mc_host *h, const char *group, int flags, int *ret_fd
 }
 
 /*
- * One pread is enough for a cgroup file: each is a single seq_file record,
- * so a read shorter than the buffer is all of it, and a full buffer means
- * there is more. Regular files (a fake tree) also read short only at the end.
+ * A seq_file (every cgroupfs and /proc file read here) returns at most one
+ * buffer per read(2), whatever count asks: a page, or more when a single
+ * record needed more. memory.stat, numa_stat and the knobs are one record
+ * each, so one read returns them whole; cgroup.procs, tasks and
+ * /proc/vmstat have a record a line, and a read of cgroup.procs with 1500
+ * processes returns its first 4092 bytes (682 of them). A read stops short
+ * of count before the end only when the next record does not fit in what
+ * is left of that buffer, and no file read here has a line of half a page,
+ * so a short read of less than half a page ends the file; after a longer
+ * one the file is read on from where it stopped (the same open file, so
+ * v1's process list stays the one the first read built) until a read
+ * returns 0. Regular files (a fake tree) read short only at the end.
  */
 int cgfs_read_fd(struct host_buf *b, int fd, size_t *ret_len)
 {
+	static size_t half_page;
+	size_t len = 0;
+
+	if (!half_page) {
+		long ps = sysconf(_SC_PAGESIZE);
+
+		half_page = ps > 0 ? (size_t)ps / 2 : 2048;
+	}
 	for (;;) {
+		size_t want;
 		ssize_t n;
 
-		if (!b->p) {
-			b->p = malloc(4096);
-			if (!b->p)
+		if (b->cap - len < 2) {
+			char *p;
+
+			if (b->cap >= READ_LIMIT)
+				return -EFBIG;
+			p = realloc(b->p, b->cap ? b->cap * 2 : 4096);
+			if (!p)
 				return -ENOMEM;
-			b->cap = 4096;
+			b->p = p;
+			b->cap = b->cap ? b->cap * 2 : 4096;
 		}
-		n = pread(fd, b->p, b->cap - 1, 0);
+		want = b->cap - 1 - len;
+		n = pread(fd, b->p + len, want, (off_t)len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		if ((size_t)n < b->cap - 1) {
-			b->p[n] = '\0';
-			*ret_len = (size_t)n;
+		len += (size_t)n;
+		if (n == 0 || ((size_t)n < want && (size_t)n < half_page)) {
+			b->p[len] = '\0';
+			*ret_len = len;
 			return 0;
 		}
-		if (b->cap >= READ_LIMIT)
-			return -EFBIG;
-		free(b->p);
-		b->p = malloc(b->cap * 2);
-		if (!b->p) {
-			b->cap = 0;
-			return -ENOMEM;
-		}
-		b->cap *= 2;
 	}
 }
 
