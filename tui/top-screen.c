@@ -1298,18 +1298,24 @@ static void frame_start(struct screen *s)
 	if (!lines_fit(s) || !table_only(s) || !same || !s->table_shown) {
 		erase();
 		if (s->lines)
-			memset(s->line_kept, 0, (size_t)LINES * sizeof(*s->line_kept));
+			memset(s->line_kept, 0, (size_t)s->lines_n * sizeof(*s->line_kept));
 	}
 	if (s->lines)
-		memset(s->line_now, 0, (size_t)LINES * sizeof(*s->line_now));
+		memset(s->line_now, 0, (size_t)s->lines_n * sizeof(*s->line_now));
 }
 
-/* What the lines hold now: those composed in this frame; the others were drawn by ncurses alone. */
+/*
+ * What the lines hold now: those composed in this frame; the others were
+ * drawn by ncurses alone. The kept arrays have lines_n entries, which LINES
+ * need not be any more: refresh() takes in a SIGWINCH that came during the
+ * frame and resizes the screen, LINES included (the next frame_start then
+ * finds another size and starts from blank).
+ */
 static void frame_end(struct screen *s)
 {
 	s->table_shown = table_only(s);
 	if (s->lines)
-		memcpy(s->line_kept, s->line_now, (size_t)LINES * sizeof(*s->line_kept));
+		memcpy(s->line_kept, s->line_now, (size_t)s->lines_n * sizeof(*s->line_kept));
 }
 
 static int draw(struct screen *s)

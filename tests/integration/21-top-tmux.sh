@@ -25,7 +25,7 @@ start_top() {
 	rm -f "$T_TMP/pid" "$T_TMP/done"
 	tmux_start top 100 30 \
 		"sh -c 'echo \$\$ > $T_TMP/pid; exec env MEMCTL_STATE_DIR=$T_STATE XDG_CONFIG_HOME=$XDG \
-TERM=xterm-256color $MEMCTL top -d 0.3 --sort group ${1:---columns $COLS_LIST} -p self/$P'; \
+TERM=xterm-256color $MEMCTL top -d ${TOP_DELAY:-0.3} --sort group ${1:---columns $COLS_LIST} -p self/$P'; \
 echo rc=\$? > $T_TMP/done; stty -a >> $T_TMP/done; sleep 600"
 }
 wait_done() {
@@ -142,6 +142,24 @@ kill -TERM "$(cat "$T_TMP/pid")"
 wait_done && pass "SIGTERM ends top" || fail "SIGTERM did not end top"
 grep -qE '(^| )icanon' "$T_TMP/done" && pass "terminal restored after SIGTERM" ||
 	fail "terminal modes: $(cat "$T_TMP/done")"
+tm kill-session -t top
+
+# --- a storm of resizes while top refreshes every 50 ms ---
+# refresh() takes in a SIGWINCH that came during a frame and changes LINES
+# before the frame's end; the frame's kept lines were sized for the old
+# LINES (a heap overflow under ASan that ended top within 150 resizes in 2 of 4 tries here)
+TOP_DELAY=0.05 start_top
+expect "^    small " "top at 50 ms a refresh"
+for i in $(seq 1 600); do
+	tm resize-window -t "$T_SESSION" -x 100 -y $((30 + (i % 2) * 10))
+	sleep 0.0$((RANDOM % 3 + 1))
+	[ -s "$T_TMP/done" ] && break
+done
+[ -s "$T_TMP/done" ] && fail "top ended during the resizes ($(head -n1 "$T_TMP/done")); screen:" && screen
+expect "^    small " "600 resizes between 30 and 40 lines: top still draws the table"
+keys q
+wait_done && check_eq "$(head -n1 "$T_TMP/done")" "rc=0" "and exits with status 0" ||
+	fail "q did not end top after the resizes"
 tm kill-session -t top
 
 # --- the detail pane: the kernel's exact values, every line, scrollable ---
