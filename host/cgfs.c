@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "host-internal.h"
 #include "size.h"
 
@@ -232,28 +233,18 @@ int cgfs_open_group(struct mc_host *h, const char *group, int flags, int *ret_fd
  */
 int cgfs_read_fd(struct host_buf *b, int fd, size_t *ret_len)
 {
-	static size_t half_page;
+	const size_t half_page = (size_t)getpagesize() / 2;
 	size_t len = 0;
 
-	if (!half_page) {
-		long ps = sysconf(_SC_PAGESIZE);
-
-		half_page = ps > 0 ? (size_t)ps / 2 : 2048;
-	}
 	for (;;) {
 		size_t want;
 		ssize_t n;
 
 		if (b->cap - len < 2) {
-			char *p;
-
 			if (b->cap >= READ_LIMIT)
 				return -EFBIG;
-			p = realloc(b->p, b->cap ? b->cap * 2 : 4096);
-			if (!p)
+			if (mc_array_reserve(&b->p, &b->cap, b->cap ? b->cap * 2 : 4096, 1) < 0)
 				return -ENOMEM;
-			b->p = p;
-			b->cap = b->cap ? b->cap * 2 : 4096;
 		}
 		want = b->cap - 1 - len;
 		n = pread(fd, b->p + len, want, (off_t)len);
