@@ -7,16 +7,25 @@
 # software backend that cannot run a stock 6.1 guest), 1 GiB in two NUMA
 # nodes of 512 MiB, CPU N on node N, the serial console on stdio, no
 # devices but the ones the caller adds, no reboot (a panic ends QEMU).
+# Beside that RAM, a 512 MiB emulated NVDIMM without labels on node 2, a
+# node with neither CPUs nor RAM: the kernel sees it as a raw pmem
+# namespace and leaves it alone, so node 2 stays offline, unless a test
+# onlines it as system RAM through dax/kmem, which makes it the lower
+# memory tier that reclaim demotes to (tests/guest/lib.sh, pmem_tier).
 
 # qemu_machine KERNEL: sets the array qemu to the machine booting KERNEL;
 # the caller appends its disks, -initrd and -append.
 qemu_machine() {
-	qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 1G
+	qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu max
+		-m 1G,slots=1,maxmem=2G
 		-smp 2,sockets=2,cores=1,threads=1
 		-object memory-backend-ram,id=m0,size=512M
 		-object memory-backend-ram,id=m1,size=512M
+		-object memory-backend-ram,id=nv2,size=512M
 		-numa node,nodeid=0,cpus=0,memdev=m0
 		-numa node,nodeid=1,cpus=1,memdev=m1
+		-numa node,nodeid=2
+		-device nvdimm,id=nvdimm2,memdev=nv2,node=2
 		-nographic -no-reboot -nodefaults -serial stdio -display none
 		-kernel "$1")
 }

@@ -19,6 +19,7 @@ done
 qemu_machine /k/bzImage
 got="${qemu[*]}"
 for want in "-accel tcg" "-numa node,nodeid=0,cpus=0,memdev=m0" "-numa node,nodeid=1,cpus=1,memdev=m1" \
+	"-device nvdimm,id=nvdimm2,memdev=nv2,node=2" "-machine pc,nvdimm=on" \
 	"-serial stdio" "-no-reboot" "-kernel /k/bzImage"; do
 	case " $got " in *" $want "*) ;; *) echo "qemu_machine lacks '$want': $got"; rc=1 ;; esac
 done
