@@ -11,6 +11,7 @@ set(MEMCTL_GUEST_TESTS
   "knobs:10-knobs.sh:patched"
   "knobs-baseline:10-knobs.sh:baseline"
   "reclaim-nodes:20-reclaim-nodes.sh:ab"
+  "reclaim-demotion:21-reclaim-demotion.sh:ab"
   "thp-fallback:30-thp-fallback.sh:ab"
   "soft-limit:40-soft-limit.sh:ab"
   "reclaimer-cap:50-reclaimer-cap.sh:ab"

@@ -57,3 +57,38 @@ mkfile() {
 	echo 3 > /proc/sys/vm/drop_caches
 }
 need_disk() { [ -d /mnt/disk ] || skip "no scratch disk"; }
+
+# pmem_tier: make the machine's emulated NVDIMM (kernel/qemu-machine.sh)
+# the lower memory tier and turn demotion on, as ndctl and daxctl would:
+# the label-less namespace becomes a device-dax instance (the region's dax
+# seed, with a UUID, its memmap on the device, bound to dax_pmem), which
+# dax/kmem then onlines as movable system RAM of the NVDIMM's node.  6.1
+# puts kmem's nodes in a tier below DRAM's, and reclaim on nodes 0 and 1
+# may then demote to it.  Prints that node; on failure prints the step
+# that failed and returns 1.
+pmem_tier() {
+	_ns=$(cd /sys/bus/nd/devices 2>/dev/null && ls -d namespace*.0 2>/dev/null | head -n1)
+	[ -n "$_ns" ] || { echo "no NVDIMM namespace in /sys/bus/nd/devices"; return 1; }
+	_region=region${_ns#namespace}
+	_region=${_region%.*}
+	_seed=$(cat /sys/bus/nd/devices/$_region/dax_seed) || { echo "no dax seed in $_region"; return 1; }
+	_d=/sys/bus/nd/devices/$_seed
+	# A namespace in use (a pmem block device) cannot be claimed.
+	[ ! -e /sys/bus/nd/devices/$_ns/driver ] || echo $_ns > /sys/bus/nd/devices/$_ns/driver/unbind
+	cat /proc/sys/kernel/random/uuid > $_d/uuid &&
+		echo pmem > $_d/mode &&
+		echo $_ns > $_d/namespace &&
+		echo $_seed > /sys/bus/nd/drivers/dax_pmem/bind ||
+		{ echo "cannot make $_ns a device-dax instance ($_seed)"; return 1; }
+	_dax=$(ls /sys/bus/dax/devices | head -n1)
+	[ -n "$_dax" ] || { echo "no device-dax instance after binding $_seed"; return 1; }
+	echo online_movable > /sys/devices/system/memory/auto_online_blocks &&
+		echo $_dax > /sys/bus/dax/drivers/device_dax/unbind &&
+		echo $_dax > /sys/bus/dax/drivers/kmem/new_id ||
+		{ echo "dax/kmem cannot online $_dax"; return 1; }
+	_node=$(cat /sys/bus/dax/devices/$_dax/target_node)
+	_kib=$(awk '/MemTotal:/ { print $4 }' /sys/devices/system/node/node$_node/meminfo 2>/dev/null)
+	[ "${_kib:-0}" -gt 0 ] || { echo "node $_node has no memory after dax/kmem"; return 1; }
+	echo 1 > /sys/kernel/mm/numa/demotion_enabled || { echo "cannot enable demotion"; return 1; }
+	echo $_node
+}
