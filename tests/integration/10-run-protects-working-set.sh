@@ -197,6 +197,7 @@ mech_ready() {
 start_run() {
 	"$MEMCTL" run "$T_TMP/b.yaml" 2>"$RUN_LOG" &
 	RUN_PID=$!
+	RUN_T0=$SECONDS
 	wait_until 150 mech_ready ||
 		echo "# phase B: after 15 s $MECH_GROUP's $MECH_FILE is still $(cat "$T_DIR/$B/$MECH_GROUP/$MECH_FILE")"
 	not_running "$RUN_PID" && { sed 's/^/# run: /' "$RUN_LOG"; abort "phase B: memctl run exited early"; }
@@ -205,6 +206,10 @@ start_run() {
 run_phase "$B" start_run
 B_WS=$PH_WS B_END=$PH_RES_END B_STREAM=$PH_STREAM
 
+# The deadband check below judges at least 6 intervals of 1 s; on a quiet,
+# fast host the phase can be over in 5 (the streamer read 35G in 4.5 s).
+run_lasted() { not_running "$RUN_PID" || [ $((SECONDS - RUN_T0)) -ge 7 ]; }
+wait_until 100 run_lasted
 kill -TERM "$RUN_PID"
 if wait_until 100 not_running "$RUN_PID"; then
 	wait "$RUN_PID"
