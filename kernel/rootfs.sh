@@ -133,11 +133,6 @@ for u in serial-getty@.service getty@.service console-getty.service \
 	fstrim.timer systemd-timesyncd.service; do
 	ln -sf /dev/null "$root/etc/systemd/system/$u"
 done
-# Debian raises kernel.pid_max to 4194304; the test config's BASE_SMALL
-# (tinyconfig) caps it at 32768, so the write fails and with it
-# systemd-sysctl.service.  A file of the same name in /etc overrides it.
-mkdir -p "$root/etc/sysctl.d"
-echo '# kernel.pid_max: the test kernel keeps its own limit (BASE_SMALL)' > "$root/etc/sysctl.d/50-pid-max.conf"
 # Volatile journal: the tests read it; nothing of a boot is kept.
 mkdir -p "$root/etc/systemd/journald.conf.d"
 printf '[Journal]\nStorage=volatile\n' > "$root/etc/systemd/journald.conf.d/memctl-guest.conf"

@@ -92,7 +92,10 @@ fi
 
 # Static workload programs and the kernel's own memcg selftest.
 bin=${MEMCTL_GUEST_BIN:-${MEMCTL_KERNEL_CACHE:-/var/cache/memctl-kernel}/guest-bin}
-"$repo/tests/guest/build-workloads.sh" "$bin" "$ksrc" >&2
+# Two guests may start at once (scripts/test.sh runs two baseline-kernel
+# tests side by side): one builds into the shared directory at a time.
+mkdir -p "$bin"
+flock "$bin/.lock" "$repo/tests/guest/build-workloads.sh" "$bin" "$ksrc" >&2
 export MEMCTL_GUEST_BIN=$bin
 
 work=$(mktemp -d)

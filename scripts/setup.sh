@@ -3,6 +3,7 @@
 # that are missing, then configures and builds one flavour:
 #   scripts/setup.sh release   -> build/release (optimized)
 #   scripts/setup.sh test      -> build/test (ASan+UBSan, -Werror, fault injection)
+#   scripts/setup.sh deps      -> the packages alone, nothing built
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flavour=${1:-release}
@@ -55,12 +56,13 @@ for pb in prometheus:promtool prometheus-node-exporter:prometheus-node-exporter;
 done
 
 case $flavour in
+deps)    exit 0 ;;   # the packages only (scripts/test.sh, before its kernel builds start)
 release) opts=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr) ;;
 # The test flavour installs where the package does (prefix /usr), so that the
 # .deb cpack makes from it (the systemd guest's) is laid out as shipped.
 test)    opts=(-DCMAKE_BUILD_TYPE=Debug -DMEMCTL_SANITIZE=ON -DMEMCTL_WERROR=ON -DMEMCTL_FAULT_INJECTION=ON
                -DCMAKE_INSTALL_PREFIX=/usr -UMEMCTL_SYSTEMD_UNITDIR) ;;
-*)       echo "usage: $0 release|test" >&2; exit 2 ;;
+*)       echo "usage: $0 release|test|deps" >&2; exit 2 ;;
 esac
 cmake -S . -B "build/$flavour" "${opts[@]}" >/dev/null
 cmake --build "build/$flavour" -j "$(nproc)"
