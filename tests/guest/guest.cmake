@@ -1,8 +1,8 @@
 # Guest tests: boot the memctl test host (kernel/build.sh, kernel/run-guest.sh)
 # under QEMU and run tests/guest/NN-*.sh inside it.  Included from
 # tests/CMakeLists.txt; run with `ctest -L guest`.  The first run builds the
-# patched and the baseline kernel (about 4 minutes each with -j2; see
-# kernel/README.md), later runs reuse the cache.  Exit 77 = skipped (tools
+# patched and the baseline kernel (about 20 minutes each on 2 cores beside
+# the other tests; see kernel/README.md), later runs reuse the cache.  Exit 77 = skipped (tools
 # or packages missing and not installable).
 set(MEMCTL_GUEST_DIR ${CMAKE_CURRENT_LIST_DIR})
 
