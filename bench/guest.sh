@@ -6,7 +6,7 @@
 # guest; the tables put both kernels' numbers side by side, measured in the
 # same invocation.
 #
-#   bench/guest.sh [--quick] [--rounds N] [--kernel K] [--out DIR] [NAME...]
+#   bench/guest.sh [--quick] [--rounds N] [--arms A,B] [--kernel K] [--out DIR] [NAME...]
 #   bench/guest.sh --report [--out DIR] [NAME...]
 #   bench/run.sh guest [--quick]      (the same, with the other benchmarks' runner)
 #
@@ -16,6 +16,9 @@
 # --rounds N: rounds of each experiment's arms, run interleaved round by
 #   round inside one boot (default 10; --quick: each script's own, 1);
 #   reclaim's storms are its rounds and stay 20.
+# --arms A,B,...: run only these arms (scenarios, as the tables name them;
+#   reclaim's configurations), e.g. s4,s4-knob; default all. An arm that
+#   the experiment does not have gives no numbers (exit 1).
 # --kernel K: boot only K (baseline or patched); default both.
 # --report: boot nothing; print the tables of DIR/results.tsv again (all
 #   its kernels), e.g. of a run cut short after one kernel's boot.
@@ -36,7 +39,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 all="active softlimit numa thp reclaim"
 # Run by bench/run.sh (BENCH_RESULTS set): results in its directory, and
 # results.tsv also as its guest.tsv.
-quick=0 out=${BENCH_RESULTS:+$BENCH_RESULTS/guest} names=() rounds= kernels="baseline patched" report=0
+quick=0 out=${BENCH_RESULTS:+$BENCH_RESULTS/guest} names=() rounds= arms= kernels="baseline patched" report=0
 out=${out:-$repo/build/bench-guest}
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -48,6 +51,11 @@ while [ $# -gt 0 ]; do
 		''|*[!0-9]*|0*) echo "guest.sh: --rounds needs a positive number, not '${2:-}'" >&2; exit 2 ;;
 		esac
 		rounds=$2; shift 2 ;;
+	--arms)
+		case ${2:-} in
+		''|*[!a-z0-9,-]*) echo "guest.sh: --arms needs a list like s4,s4-knob, not '${2:-}'" >&2; exit 2 ;;
+		esac
+		arms=$2; shift 2 ;;
 	--kernel)
 		case ${2:-} in
 		baseline|patched) kernels=$2 ;;
@@ -70,6 +78,8 @@ done
 gargs=()
 [ $quick = 1 ] && gargs+=(quick)
 [ -n "$rounds" ] && gargs+=("rounds=$rounds")
+# (the kernel command line separates the arguments by commas: arms by +)
+[ -n "$arms" ] && gargs+=("arms=${arms//,/+}")
 . "$repo/bench/stats.sh"
 
 script_of() {
@@ -263,7 +273,7 @@ for name in "${names[@]}"; do
 	case $name in
 	active)
 		table active "a working-set job beside N streamers under one parent limit (x = ratio to alone)" \
-			alone elapsed x:elapsed cpu refaults resident_avg stream_mbps ws_low_mib
+			alone elapsed x:elapsed cpu refaults activations fallbacks resident_avg stream_mbps ws_low_mib
 		for n in 1 4; do
 			spread active s$n-memctl "s$n s$n-knob s$n-oracle s$n-memctl-aa" elapsed refaults
 		done ;;

@@ -20,7 +20,11 @@
 # refaults of its group (workingset_refault_file: what it had to read from
 # disk again; the guest kernel has no per-task I/O accounting), how much of
 # its file it found cached at the start of each pass, and the streamers'
-# throughput. The full mode runs ROUNDS rounds of all scenarios,
+# throughput. activations: the job's refaults that went straight back to
+# its active list (workingset_activate_file); fallbacks: the reclaims,
+# anywhere in the guest, that protection (the patched kernel's knob)
+# retried unprotected (protect_active_fallback in /proc/vmstat; 0 on the
+# baseline kernel, which has no such counter). The full mode runs ROUNDS rounds of all scenarios,
 # interleaved; the table shows medians (every round is in results.tsv).
 E=active
 . /tests/bench/blib.sh
@@ -53,6 +57,7 @@ EOF
 # scenario NAME STREAMERS MODE(none|knob|oracle|memctl)
 scenario() {
 	name=$1 n=$2 mode=$3
+	want $name || return 0
 	mkgroup P
 	echo ${LIMIT}M > $CG/P/memory.max
 	mkdir $CG/P/ws $CG/P/st
@@ -79,9 +84,11 @@ scenario() {
 	if [ $n -gt 0 ]; then
 		while [ $(cat /tmp/st-$name.* | grep -c '^loop ') -lt 1 ]; do sleep 0.2; done
 	fi
-	r0=$(stat workingset_refault_file P/ws)
+	r0=$(stat workingset_refault_file P/ws) a0=$(stat workingset_activate_file P/ws)
+	f0=$(vmstat protect_active_fallback)
 	out=$(run_in P/ws ws-reader --work $WORK /mnt/disk/ws $PASSES)
-	r1=$(stat workingset_refault_file P/ws)
+	r1=$(stat workingset_refault_file P/ws) a1=$(stat workingset_activate_file P/ws)
+	f1=$(vmstat protect_active_fallback)
 	for p in $spids; do kill -TERM $p; done
 	for p in $spids; do wait $p; done
 	low=$(cat $CG/P/ws/memory.low)
@@ -91,7 +98,8 @@ scenario() {
 	[ $n -gt 0 ] && mbps=$(cat /tmp/st-$name.* | awk '/^total/ { for (i = 1; i <= NF; i++)
 		if ($i ~ /^mbps=/) { split($i, a, "="); s += a[2] } } END { print s + 0 }')
 	bench_round $name streamers=$n mode=$mode elapsed=$(field elapsed "$out") \
-		cpu=$(field cpu "$out") refaults=$((r1 - r0)) resident_avg=$(field resident_avg "$out") \
+		cpu=$(field cpu "$out") refaults=$((r1 - r0)) activations=$((a1 - a0)) \
+		fallbacks=$((${f1:-0} - ${f0:-0})) resident_avg=$(field resident_avg "$out") \
 		stream_mbps=$mbps ws_low_mib=$((low == 0 ? 0 : low / MIB)) \
 		memctl_cpu=$MEMCTL_CPU
 	rmgroup P

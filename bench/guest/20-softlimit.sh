@@ -58,6 +58,7 @@ EOF
 # scenario NAME MODE(none|knob0|knob|oracle|memctl)
 scenario() {
 	name=$1 mode=$2
+	want $name || return 0
 	mkgroup Q
 	echo ${LIMIT}M > $CG/Q/memory.max
 	mkdir $CG/Q/a $CG/Q/b

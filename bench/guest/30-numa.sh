@@ -60,6 +60,7 @@ EOF
 # scenario NAME MODE(none|oracle|round-robin|weighted)
 scenario() {
 	name=$1 mode=$2
+	want $name || return 0
 	mkgroup N
 	echo ${LIMIT}M > $CG/N/memory.max
 	mkdir $CG/N/r

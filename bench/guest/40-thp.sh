@@ -61,6 +61,7 @@ EOF
 # scenario NAME STRIDE MODE(naive|memctl) DEFRAG(madvise|defer)
 scenario() {
 	name=$1 stride=$2 mode=$3 defrag=$4
+	want $name || return 0
 	echo $defrag > /sys/kernel/mm/transparent_hugepage/defrag ||
 		{ berr "$name: cannot set THP defrag to $defrag"; return; }
 	rmgroup T

@@ -57,6 +57,7 @@ storm() {
 # line. With memctl, memctl apply sets the cap.
 config() {
 	name=$1
+	want $name || return 0
 	if [ "${3:-}" = memctl ]; then
 		printf 'version: 1\nparent: /\nreclaim:\n  kernel_per_node: %s\n' $2 > /tmp/reclaim.yaml
 		memctl apply /tmp/reclaim.yaml > /tmp/reclaim-apply.log 2>&1 ||

@@ -13,12 +13,14 @@ export MEMCTL_STATE_DIR=/tmp/memctl-state
 mkdir -p $MEMCTL_STATE_DIR
 
 # Arguments (memctl_args= of the kernel command line, from bench/guest.sh):
-# quick (small sizes), rounds=N (rounds of the interleaved arms).
-QUICK=0 ROUNDS_ARG=
+# quick (small sizes), rounds=N (rounds of the interleaved arms),
+# arms=A+B+... (run only these arms; see want).
+QUICK=0 ROUNDS_ARG= ARMS_ARG=
 for _a in "$@"; do
 	case $_a in
 	quick) QUICK=1 ;;
 	rounds=*) ROUNDS_ARG=${_a#rounds=} ;;
+	arms=*) ARMS_ARG=${_a#arms=} ;;
 	*) echo "BENCH-ERROR ${E:-bench} unknown argument '$_a'"; exit 2 ;;
 	esac
 done
@@ -30,6 +32,13 @@ rounds() {
 }
 KERNEL=baseline
 patched && KERNEL=patched
+# want NAME: is arm NAME to run? Every arm unless arms= named some; a
+# script's scenario function returns at once for the others.
+want() {
+	[ -z "$ARMS_ARG" ] && return 0
+	case "+$ARMS_ARG+" in *"+$1+"*) return 0 ;; esac
+	return 1
+}
 
 bench() { echo "BENCH $E $*"; }
 # An arm (scenario) repeated in rounds: bench_round NAME key=value... prints
