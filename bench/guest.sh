@@ -273,7 +273,7 @@ for name in "${names[@]}"; do
 	case $name in
 	active)
 		table active "a working-set job beside N streamers under one parent limit (x = ratio to alone)" \
-			alone elapsed x:elapsed cpu refaults activations fallbacks resident_avg stream_mbps ws_low_mib
+			alone elapsed x:elapsed cpu refaults activations restores fallbacks resident_avg stream_mbps ws_low_mib
 		for n in 1 4; do
 			spread active s$n-memctl "s$n s$n-knob s$n-oracle s$n-memctl-aa" elapsed refaults
 		done ;;

@@ -21,7 +21,9 @@
 # disk again; the guest kernel has no per-task I/O accounting), how much of
 # its file it found cached at the start of each pass, and the streamers'
 # throughput. activations: the job's refaults that went straight back to
-# its active list (workingset_activate_file); fallbacks: the reclaims,
+# its active list (workingset_activate_file), and of those the pages that
+# had been active before they were evicted (restores:
+# workingset_restore_file); fallbacks: the reclaims,
 # anywhere in the guest, that protection (the patched kernel's knob)
 # retried unprotected (protect_active_fallback in /proc/vmstat; 0 on the
 # baseline kernel, which has no such counter). The full mode runs ROUNDS rounds of all scenarios,
@@ -85,9 +87,11 @@ scenario() {
 		while [ $(cat /tmp/st-$name.* | grep -c '^loop ') -lt 1 ]; do sleep 0.2; done
 	fi
 	r0=$(stat workingset_refault_file P/ws) a0=$(stat workingset_activate_file P/ws)
+	w0=$(stat workingset_restore_file P/ws)
 	f0=$(vmstat protect_active_fallback)
 	out=$(run_in P/ws ws-reader --work $WORK /mnt/disk/ws $PASSES)
 	r1=$(stat workingset_refault_file P/ws) a1=$(stat workingset_activate_file P/ws)
+	w1=$(stat workingset_restore_file P/ws)
 	f1=$(vmstat protect_active_fallback)
 	for p in $spids; do kill -TERM $p; done
 	for p in $spids; do wait $p; done
@@ -99,6 +103,7 @@ scenario() {
 		if ($i ~ /^mbps=/) { split($i, a, "="); s += a[2] } } END { print s + 0 }')
 	bench_round $name streamers=$n mode=$mode elapsed=$(field elapsed "$out") \
 		cpu=$(field cpu "$out") refaults=$((r1 - r0)) activations=$((a1 - a0)) \
+		restores=$((w1 - w0)) \
 		fallbacks=$((${f1:-0} - ${f0:-0})) resident_avg=$(field resident_avg "$out") \
 		stream_mbps=$mbps ws_low_mib=$((low == 0 ? 0 : low / MIB)) \
 		memctl_cpu=$MEMCTL_CPU
