@@ -23,10 +23,10 @@
 # throughput. activations: the job's refaults that went straight back to
 # its active list (workingset_activate_file), and of those the pages that
 # had been active before they were evicted (restores:
-# workingset_restore_file); fallbacks: the reclaims,
-# anywhere in the guest, that protection (the patched kernel's knob)
-# retried unprotected (protect_active_fallback in /proc/vmstat; 0 on the
-# baseline kernel, which has no such counter). The full mode runs ROUNDS rounds of all scenarios,
+# workingset_restore_file); fallbacks: the reclaims, anywhere in the
+# guest, that protection (the patched kernel's knob) retried unprotected
+# (protect_active_fallback in /proc/vmstat; 0 on the baseline kernel, which
+# has no such counter). The full mode runs ROUNDS rounds of all scenarios,
 # interleaved; the table shows medians (every round is in results.tsv).
 E=active
 . /tests/bench/blib.sh
@@ -55,6 +55,14 @@ groups:
       ws: { protect: active }
       st: {}
 EOF
+
+# counters: the job's refaults, refault activations and restores (one read
+# of its memory.stat) and the guest's protection fallbacks, on one line
+counters() {
+	awk '$1 == "workingset_refault_file" { r = $2 } $1 == "workingset_activate_file" { a = $2 }
+		$1 == "workingset_restore_file" { w = $2 } END { printf "%d %d %d ", r, a, w }' $CG/P/ws/memory.stat
+	echo "$(vmstat protect_active_fallback)" | awk '{ print $1 + 0 }'
+}
 
 # scenario NAME STREAMERS MODE(none|knob|oracle|memctl)
 scenario() {
@@ -86,13 +94,9 @@ scenario() {
 	if [ $n -gt 0 ]; then
 		while [ $(cat /tmp/st-$name.* | grep -c '^loop ') -lt 1 ]; do sleep 0.2; done
 	fi
-	r0=$(stat workingset_refault_file P/ws) a0=$(stat workingset_activate_file P/ws)
-	w0=$(stat workingset_restore_file P/ws)
-	f0=$(vmstat protect_active_fallback)
+	c0=$(counters)
 	out=$(run_in P/ws ws-reader --work $WORK /mnt/disk/ws $PASSES)
-	r1=$(stat workingset_refault_file P/ws) a1=$(stat workingset_activate_file P/ws)
-	w1=$(stat workingset_restore_file P/ws)
-	f1=$(vmstat protect_active_fallback)
+	c1=$(counters)
 	for p in $spids; do kill -TERM $p; done
 	for p in $spids; do wait $p; done
 	low=$(cat $CG/P/ws/memory.low)
@@ -102,9 +106,8 @@ scenario() {
 	[ $n -gt 0 ] && mbps=$(cat /tmp/st-$name.* | awk '/^total/ { for (i = 1; i <= NF; i++)
 		if ($i ~ /^mbps=/) { split($i, a, "="); s += a[2] } } END { print s + 0 }')
 	bench_round $name streamers=$n mode=$mode elapsed=$(field elapsed "$out") \
-		cpu=$(field cpu "$out") refaults=$((r1 - r0)) activations=$((a1 - a0)) \
-		restores=$((w1 - w0)) \
-		fallbacks=$((${f1:-0} - ${f0:-0})) resident_avg=$(field resident_avg "$out") \
+		cpu=$(field cpu "$out") $(echo $c0 $c1 | awk '{ printf "refaults=%d activations=%d restores=%d fallbacks=%d",
+			$5 - $1, $6 - $2, $7 - $3, $8 - $4 }') resident_avg=$(field resident_avg "$out") \
 		stream_mbps=$mbps ws_low_mib=$((low == 0 ? 0 : low / MIB)) \
 		memctl_cpu=$MEMCTL_CPU
 	rmgroup P

@@ -2,8 +2,8 @@
 # under QEMU and run tests/guest/NN-*.sh inside it.  Included from
 # tests/CMakeLists.txt; run with `ctest -L guest`.  The first run builds the
 # patched and the baseline kernel (about 20 minutes each on 2 cores beside
-# the other tests; see kernel/README.md), later runs reuse the cache.  Exit 77 = skipped (tools
-# or packages missing and not installable).
+# the other tests; see kernel/README.md), later runs reuse the cache.  Exit
+# 77 = skipped (tools or packages missing and not installable).
 set(MEMCTL_GUEST_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 # name, script, mode (patched / baseline / ab)
