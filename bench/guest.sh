@@ -15,7 +15,8 @@
 #   benchmarks still run (CI: ctest -L bench-guest); its numbers are noise.
 # --rounds N: rounds of each experiment's arms, run interleaved round by
 #   round inside one boot (default 10; --quick: each script's own, 1);
-#   reclaim's storms are its rounds and stay 20.
+#   reclaim's rounds are storms, one per configuration a round (its
+#   default 20 needs --rounds 20 here).
 # --arms A,B,...: run only these arms (scenarios, as the tables name them;
 #   reclaim's configurations), e.g. s4,s4-knob; default all. An arm that
 #   the experiment does not have gives no numbers (exit 1).
@@ -289,11 +290,12 @@ for name in "${names[@]}"; do
 		table thp "faulting in a MADV_HUGEPAGE mapping under a high limit (x = ratio to naive high, same stride)" \
 			- thp_alloc thp_fallback coverage_pct fallback_charge lat_avg_ms lat_max_ms sys elapsed high_mib
 		for st in 4k 2m; do
-			spread thp $st-memctl-defer "$st-naive-defer $st-memctl $st-naive" coverage_pct thp_fallback
+			spread thp $st-memctl-defer "$st-naive-defer $st-memctl $st-naive $st-memctl-defer-aa" coverage_pct thp_fallback
 		done ;;
 	reclaim)
 		table reclaim "parallel allocators under a tight limit, repeated runs (x = ratio to no cap)" \
-			nocap runs oom_kills runs_with_oom failed elapsed_med x:elapsed_med elapsed_max cap_waits cap_skips ;;
+			nocap runs oom_kills runs_with_oom failed elapsed_med x:elapsed_med elapsed_max cap_waits cap_skips
+		spread reclaim nocap "cap1-memctl cap2 nocap-aa" elapsed ;;
 	esac
 done
 [ -n "${BENCH_RESULTS:-}" ] && cp "$results" "$BENCH_RESULTS/guest.tsv"

@@ -27,6 +27,8 @@
 #                          fit below max at once, and the fault falls back
 #                          to small pages. That is where the room below max
 #                          decides the coverage.
+#   ...-memctl-defer-aa    the memctl arm of defer again in the same rounds:
+#                          the A/A control
 # Per scenario: huge-page faults that got a huge page (thp_alloc) and that
 # fell back (thp_fallback, /proc/vmstat thp_fault_alloc and
 # thp_fault_fallback), coverage (thp_alloc / both), the kernel patch's
@@ -46,7 +48,7 @@ if [ $QUICK = 1 ]; then
 	rounds 1
 else
 	LIMIT=64 SIZE=160
-	rounds 5
+	rounds 10
 fi
 
 cat > /tmp/thp.yaml <<EOF
@@ -105,11 +107,14 @@ while [ $r -lt $ROUNDS ]; do
 			s=$(echo $stride | tr KM km)
 			scenario $s-naive$sfx $stride naive $defrag
 			scenario $s-memctl$sfx $stride memctl $defrag
+			# The A/A control: the memctl arm of defer again.
+			[ $defrag = defer ] && scenario $s-memctl$sfx-aa $stride memctl $defrag
 		done
 	done
 	r=$((r + 1))
 done
-for s in 4k-naive 4k-memctl 2m-naive 2m-memctl 4k-naive-defer 4k-memctl-defer 2m-naive-defer 2m-memctl-defer; do
+for s in 4k-naive 4k-memctl 2m-naive 2m-memctl 4k-naive-defer 4k-memctl-defer 4k-memctl-defer-aa \
+	2m-naive-defer 2m-memctl-defer 2m-memctl-defer-aa; do
 	bench_medians $s
 done
 exit 0

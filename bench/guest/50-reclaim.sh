@@ -2,9 +2,10 @@
 # 767 s -> 128 s).
 #
 # A storm: ALLOCS allocators (memhog, from tests/guest) start together in
-# a fresh group under a tight limit, each writing its buffer ROUNDS times,
+# a fresh group under a tight limit, each writing its buffer WRITES times,
 # so most of them reclaim at once (the rest of their memory goes to zram
-# swap). Each configuration runs RUNS storms. Configurations:
+# swap). Each round runs one storm per configuration, the configurations
+# in turn (ROUNDS rounds: 20 by default, bench/guest.sh --rounds N):
 #   nocap        vm.max_reclaimers_per_node 0 (no cap; the stock kernel's
 #                only choice)
 #   cap1-memctl  (patched) at most 1 direct reclaimer per node, set by
@@ -12,20 +13,27 @@
 #                (vm.max_reclaimers_per_node); the others wait and re-check
 #                whether reclaim is still needed
 #   cap2         (patched) at most 2, set by hand
-# Per configuration: OOM kills (memory.events oom_kill, summed), runs with
-# at least one, allocators that did not finish, the median and the maximum
-# of a storm's elapsed, and (patched) how often reclaimers waited for a
-# slot and how many reclaims were skipped as no longer needed.
+#   nocap-aa     nocap again: the A/A control
+# Per storm (round NAME#N): OOM kills (memory.events oom_kill), allocators
+# that did not finish, the storm's elapsed, and (patched) how often
+# reclaimers waited for a slot and how many reclaims were skipped as no
+# longer needed.
+# Per configuration: those summed, the storms with an OOM kill, and the
+# median and the maximum storm time.
 # memctl's own reclaim.concurrency caps only memctl's proactive reclaims,
 # not the jobs' direct reclaim; on the stock kernel memctl has nothing to
 # set here (its apply prints a skip line), so memctl has no baseline row.
 E=reclaim
 . /tests/bench/blib.sh
 
+# ROUNDS is the number of storms per configuration, WRITES how often each
+# allocator writes its buffer.
 if [ $QUICK = 1 ]; then
-	RUNS=2 ALLOCS=8 MIB=6 LIMIT=16 ROUNDS=2
+	ALLOCS=8 MIB=6 LIMIT=16 WRITES=2
+	rounds 2
 else
-	RUNS=20 ALLOCS=16 MIB=6 LIMIT=24 ROUNDS=2
+	ALLOCS=16 MIB=6 LIMIT=24 WRITES=2
+	rounds 20
 fi
 echo never > /sys/kernel/mm/transparent_hugepage/enabled
 
@@ -38,7 +46,7 @@ storm() {
 	pids=
 	i=0
 	while [ $i -lt $ALLOCS ]; do
-		spawn_in /dev/null $1 memhog -b /tmp/go-$1 -r $ROUNDS $MIB
+		spawn_in /dev/null $1 memhog -b /tmp/go-$1 -r $WRITES $MIB
 		pids="$pids $!"
 		i=$((i + 1))
 	done
@@ -53,45 +61,63 @@ storm() {
 	rmgroup $1
 }
 
-# config NAME CAP [memctl]: RUNS storms; per-run lines NAME#N and a summary
-# line. With memctl, memctl apply sets the cap.
-config() {
-	name=$1
-	want $name || return 0
+# setcap NAME CAP [memctl]: set vm.max_reclaimers_per_node (with memctl:
+# through memctl apply, checked); 1 when it could not be set.
+setcap() {
 	if [ "${3:-}" = memctl ]; then
 		printf 'version: 1\nparent: /\nreclaim:\n  kernel_per_node: %s\n' $2 > /tmp/reclaim.yaml
 		memctl apply /tmp/reclaim.yaml > /tmp/reclaim-apply.log 2>&1 ||
-			{ berr "$name: memctl apply failed: $(tail -n 2 /tmp/reclaim-apply.log | tr '\n' ' ')"; return; }
+			{ berr "$1: memctl apply failed: $(tail -n 2 /tmp/reclaim-apply.log | tr '\n' ' ')"; return 1; }
 		[ "$(cat /proc/sys/vm/max_reclaimers_per_node)" = $2 ] ||
-			{ berr "$name: memctl apply did not set vm.max_reclaimers_per_node"; return; }
+			{ berr "$1: memctl apply did not set vm.max_reclaimers_per_node"; return 1; }
 	else
 		echo $2 2>/dev/null > /proc/sys/vm/max_reclaimers_per_node ||
-			{ [ $2 = 0 ] || { berr "$name: no vm.max_reclaimers_per_node"; return; }; }
+			{ [ $2 = 0 ] || { berr "$1: no vm.max_reclaimers_per_node"; return 1; }; }
 	fi
+}
+
+# config NAME CAP [memctl]: one storm of this round under the cap, kept as
+# round NAME#N.
+config() {
+	want $1 || return 0
+	setcap "$@" || return
 	w0=$(vmstat reclaim_cap_wait) s0=$(vmstat reclaim_cap_skip)
-	n=1 ooms=0 oomruns=0 failed=0 times=
-	while [ $n -le $RUNS ]; do
-		storm st
-		bench "$name#$n" oom_kills=$oom failed=$fails elapsed=$secs
-		ooms=$((ooms + oom)) failed=$((failed + fails))
-		[ $oom -gt 0 ] && oomruns=$((oomruns + 1))
-		times="$times $secs"
-		n=$((n + 1))
-	done
+	storm st
 	w1=$(vmstat reclaim_cap_wait) s1=$(vmstat reclaim_cap_skip)
-	med=$(echo $times | tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END {
-		printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
-	max=$(echo $times | tr ' ' '\n' | sort -n | tail -n 1)
-	bench $name cap=$2 runs=$RUNS oom_kills=$ooms runs_with_oom=$oomruns failed=$failed \
-		elapsed_med=$med elapsed_max=$max \
+	bench_round $1 cap=$2 oom_kills=$oom failed=$fails elapsed=$secs \
 		cap_waits=$([ -n "$w0" ] && echo $((w1 - w0)) || echo -) \
 		cap_skips=$([ -n "$s0" ] && echo $((s1 - s0)) || echo -)
 	[ -e /proc/sys/vm/max_reclaimers_per_node ] && echo 0 > /proc/sys/vm/max_reclaimers_per_node
 }
 
-config nocap 0
-if patched; then
-	config cap1-memctl 1 memctl
-	config cap2 2
-fi
+# summary NAME: the configuration's storms together: totals of OOM kills,
+# failed allocators and the cap's counters, storms with an OOM kill, the
+# median and the maximum storm time.
+summary() {
+	[ -s /tmp/rounds-$E-$1 ] || return 0
+	bench $1 $(awk '{ for (i = 1; i <= NF; i++) { k = substr($i, 1, index($i, "=") - 1)
+			v[k] = substr($i, index($i, "=") + 1) }
+		cap = v["cap"]; ooms += v["oom_kills"]; if (v["oom_kills"] > 0) oomruns++
+		failed += v["failed"]; t[NR] = v["elapsed"] + 0
+		if (v["cap_waits"] == "-") nocnt = 1; else { waits += v["cap_waits"]; skips += v["cap_skips"] } }
+		END { for (x = 2; x <= NR; x++) { y = t[x]; for (z = x - 1; z >= 1 && t[z] > y; z--) t[z + 1] = t[z]; t[z + 1] = y }
+			printf "cap=%s runs=%d oom_kills=%d runs_with_oom=%d failed=%d", cap, NR, ooms, oomruns + 0, failed
+			printf " elapsed_med=%.2f elapsed_max=%.2f", NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2, t[NR]
+			if (nocnt) printf " cap_waits=- cap_skips=-\n"; else printf " cap_waits=%d cap_skips=%d\n", waits, skips }' \
+		/tmp/rounds-$E-$1)
+}
+
+# Round by round, one storm per configuration; nocap-aa is nocap again in
+# the same rounds, the A/A control.
+r=0
+while [ $r -lt $ROUNDS ]; do
+	config nocap 0
+	if patched; then
+		config cap1-memctl 1 memctl
+		config cap2 2
+	fi
+	config nocap-aa 0
+	r=$((r + 1))
+done
+for s in nocap cap1-memctl cap2 nocap-aa; do summary $s; done
 exit 0
