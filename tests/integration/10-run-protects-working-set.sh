@@ -224,15 +224,40 @@ sed 's/^/# run: /' "$RUN_LOG" | head -n 40
 grep "$B/$MECH_GROUP" "$RUN_LOG" | grep -q "$MECH_FILE" &&
 	pass "memctl run logged its setting of $MECH_GROUP's $MECH_FILE" ||
 	fail "memctl run did not log a setting of $MECH_GROUP's $MECH_FILE"
-# The deadband: with a steady working set the mechanism is written when it
-# is set up and when the working set settles, not every interval for the
-# few kilobytes the sizes move (this was once a write per interval).
-writes=$(grep "$B/$MECH_GROUP: $MECH_FILE" "$RUN_LOG" | grep -c ' -> ')
+# The deadband: the mechanism is not rewritten for a change smaller than
+# max(1%, 1 MiB) of the value it replaces (this was once a write per
+# interval for the few kilobytes the sizes move), except in the direction
+# that is urgent near the parent's limit: lowering the sibling's cap (v1),
+# raising the protection (v2). Larger changes are the working set moving:
+# on a loaded host the parent's own limit reclaim takes a few MiB of ws
+# and ws reads them back, so their number is not a constant (once 5 in 7
+# intervals, each of 3-8 MiB); a write in every interval is still wrong.
+mech_writes() {
+	grep "$B/$MECH_GROUP: $MECH_FILE" "$RUN_LOG" |
+		sed -n "s/.*: $MECH_FILE \([^ ]*\) -> \([^:]*\):.*/\1 \2/p"
+}
+writes=$(mech_writes | wc -l)
 intervals=$(sed -n 's/.*stopping after \([0-9]*\) intervals.*/\1/p' "$RUN_LOG")
-if [ "$writes" -le 3 ] && [ "${intervals:-0}" -ge 6 ]; then
-	pass "the deadband: $MECH_GROUP's $MECH_FILE written $writes times in $intervals intervals"
+small=$(mech_writes | awk -v v="$T_VERSION" '
+	function bytes(s, n, u) {
+		if (s == "max") return -1
+		n = s + 0; u = substr(s, length(s))
+		if (u == "K") n *= 1024; else if (u == "M") n *= 1048576
+		else if (u == "G") n *= 1073741824; else if (u == "T") n *= 1099511627776
+		return n
+	}
+	{
+		a = bytes($1); c = bytes($2)
+		if (a < 0 || c < 0) next
+		d = c > a ? c - a : a - c
+		band = a / 100 < 1048576 ? 1048576 : a / 100
+		urgent = v == 1 ? c < a : c > a
+		if (d < band && !urgent) printf "%s -> %s; ", $1, $2
+	}')
+if [ "${intervals:-0}" -ge 6 ] && [ "$writes" -ge 1 ] && [ "$writes" -lt "$intervals" ] && [ -z "$small" ]; then
+	pass "the deadband: $MECH_GROUP's $MECH_FILE written $writes times in $intervals intervals, none by less than the deadband"
 else
-	fail "$MECH_GROUP's $MECH_FILE written $writes times in ${intervals:-?} intervals (want at most 3 in at least 6)"
+	fail "the deadband: $MECH_GROUP's $MECH_FILE written $writes times in ${intervals:-?} intervals (want fewer than the intervals, at least 6), by less than the deadband: ${small:-none}"
 fi
 # protect: active also keeps the group out of memctl's own reclaim
 if grep -q "$B/ws: reclaim" "$RUN_LOG"; then
