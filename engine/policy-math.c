@@ -280,22 +280,30 @@ uint64_t mc_deadband_hold(uint64_t live, bool live_valid, uint64_t want, bool ur
 uint64_t mc_ws_update(struct mc_ws_state *st, const struct mc_ws_sample *in, uint64_t max,
 		      double alpha, unsigned hold, uint64_t page)
 {
-	uint64_t raw = sat_add(in->active, in->refault), est = st->est;
+	uint64_t again = in->reactivated < in->refault ? in->reactivated : in->refault;
+	uint64_t raw = sat_add(in->active, in->refault - again), est = st->est;
 	uint64_t seen = sat_add(raw, in->touched);
+	bool refaulting, lost;
 
 	if (!page)
 		page = 4096;
+	refaulting = in->refault >= mc_deadband(est, page);
+	lost = refaulting || (in->stolen != MC_SIZE_MAX && in->stolen > 0);
+	if (lost)
+		st->loss = hold + 1;
+	else if (st->loss)
+		st->loss--;
 	if (est == 0 || raw >= est) {
 		est = raw;
 		st->below = 0;
-	} else if (seen >= est || est - seen < mc_deadband(est, page)) {
+	} else if (refaulting || seen >= est || est - seen < mc_deadband(est, page)) {
 		st->below = 0;
 	} else if (++st->below >= hold + MC_WS_RELEASE) {
 		est = seen;
 	} else if (st->below > hold) {
 		est = mc_ws_estimate(est, seen, 0, MC_SIZE_MAX, alpha);
 	}
-	if (in->usage != MC_SIZE_MAX && est > sat_add(in->usage, in->refault))
+	if (!st->loss && in->usage != MC_SIZE_MAX && est > sat_add(in->usage, in->refault))
 		est = sat_add(in->usage, in->refault);
 	if (est > max)
 		est = max;

@@ -44,7 +44,9 @@
  *    pressure.
  * 2. Active-set protection (protect: active). The working set is
  *    mc_ws_update over active_anon + active_file plus the bytes refaulted
- *    since the last interval (workingset_refault_* are page counts): it
+ *    since the last interval (workingset_refault_* are page counts) less
+ *    those the kernel activated (workingset_activate_*: on the active
+ *    lists already): it
  *    rises at once; it holds, however long the active size stays down,
  *    while the pages come back into use (the active size plus refaults plus
  *    the pages activated since the last interval - v2's pgactivate, or on
@@ -54,7 +56,12 @@
  *    then comes down to what is seen in use within MC_WS_RELEASE (3)
  *    intervals, so what is derived from it converges as fast as a cap
  *    does after a workload change; it never exceeds usage plus
- *    refaults, and is capped at the group's max. memory.stat keys
+ *    refaults - except while reclaim takes the group's pages (v2's
+ *    pgsteal, or refaults of a deadband, in this interval or the ws_hold
+ *    before, during which refaults also stop the decay): a usage drop the
+ *    kernel caused is not memory freed, and following it would give the
+ *    neighbours that pressed the job more room - and is capped at the
+ *    group's max. memory.stat keys
  *    are v2's on every host (the host layer renames v1's total_* ones). The
  *    estimate (or the size of protect: SIZE) is a floor for the split
  *    above. On v2 it becomes memory.low. v1 has no memory.low and limit
@@ -141,6 +148,10 @@ struct gstate {
 	bool refault_valid;
 	uint64_t activate;       /* last pgactivate counter, pages */
 	bool activate_valid;
+	uint64_t reactivate;     /* last workingset_activate counter, pages */
+	bool reactivate_valid;
+	uint64_t steal;          /* last pgsteal counter, pages */
+	bool steal_valid;
 	uint64_t active;         /* last active size, bytes */
 	bool active_valid;
 	unsigned moving[K];      /* intervals in a row the derived value was not the live one */
@@ -185,6 +196,12 @@ struct node {
 	uint64_t refault_bytes;            /* since the last interval */
 	uint64_t activate_now;             /* counter, pages */
 	bool activate_now_valid;
+	uint64_t reactivate_now;           /* workingset_activate counter, pages */
+	bool reactivate_now_valid;
+	uint64_t reactivate_bytes;         /* refaults activated since the last interval */
+	uint64_t steal_now;                /* pgsteal counter, pages */
+	bool steal_now_valid;
+	uint64_t steal_bytes;              /* reclaimed since the last interval, MC_SIZE_MAX unknown */
 	uint64_t touched;                  /* bytes back in use since the last interval */
 	bool touched_counted;              /* touched is activations, not active growth */
 	uint64_t fallback_now;
@@ -591,6 +608,36 @@ static int node_add(struct build *b, struct node **ret)
 	return 0;
 }
 
+/* The sum of KEY_anon and KEY_file; false when the host has neither. */
+static bool stat_pair(const struct mc_group_snap *g, const char *key, uint64_t *ret)
+{
+	char k[64];
+	uint64_t a = 0, f = 0;
+	bool have;
+
+	snprintf(k, sizeof(k), "%s_anon", key);
+	have = stat_get(g, k, &a);
+	snprintf(k, sizeof(k), "%s_file", key);
+	have |= stat_get(g, k, &f);
+	*ret = a + f;
+	return have;
+}
+
+/*
+ * Bytes a page counter grew by since the last interval: 0 on the first
+ * interval, and when it went back (a new group under the same name).
+ */
+static uint64_t delta_bytes(const struct build *b, bool now_valid, uint64_t now, bool last_valid,
+			    uint64_t last)
+{
+	uint64_t pages;
+
+	if (!now_valid || !last_valid || now < last)
+		return 0;
+	pages = now - last;
+	return pages > UINT64_MAX / b->page ? UINT64_MAX : pages * b->page;
+}
+
 /* Counters and sizes from memory.stat, and what they mean against the state. */
 static void node_stats(struct build *b, struct node *nd)
 {
@@ -606,30 +653,29 @@ static void node_stats(struct build *b, struct node *nd)
 	nd->active = nd->active_anon + nd->active_file;
 	nd->inactive_file = stat_or0(g, "inactive_file");
 
-	have_a = stat_get(g, "workingset_refault_anon", &a);
-	have_f = stat_get(g, "workingset_refault_file", &f);
-	if (have_a || have_f) {
-		nd->refault_now = a + f;
-		nd->refault_now_valid = true;
-	}
-	/* First interval, or a counter that went back (a new group): no refaults. */
-	if (nd->refault_now_valid && st->refault_valid && nd->refault_now >= st->refault) {
-		uint64_t pages = nd->refault_now - st->refault;
-
-		nd->refault_bytes = pages > UINT64_MAX / b->page ? UINT64_MAX : pages * b->page;
-	}
+	nd->refault_now_valid = stat_pair(g, "workingset_refault", &nd->refault_now);
+	nd->refault_bytes = delta_bytes(b, nd->refault_now_valid, nd->refault_now,
+					st->refault_valid, st->refault);
+	/* Refaults the kernel activated: on the active list already. */
+	nd->reactivate_now_valid = stat_pair(g, "workingset_activate", &nd->reactivate_now);
+	nd->reactivate_bytes = delta_bytes(b, nd->reactivate_now_valid, nd->reactivate_now,
+					   st->reactivate_valid, st->reactivate);
+	/* What reclaim took from it (v2); v1 counts no steals: unknown. */
+	nd->steal_now_valid = stat_get(g, "pgsteal", &nd->steal_now);
+	nd->steal_bytes = nd->steal_now_valid && st->steal_valid
+				  ? delta_bytes(b, true, nd->steal_now, true, st->steal)
+				  : MC_SIZE_MAX;
 
 	/*
 	 * Pages brought back into use: activations where the host counts them
 	 * (v2's pgactivate), else (v1) what the active lists grew by.
 	 */
 	nd->activate_now_valid = stat_get(g, "pgactivate", &nd->activate_now);
-	if (nd->activate_now_valid && st->activate_valid && nd->activate_now >= st->activate) {
-		uint64_t pages = nd->activate_now - st->activate;
-
-		nd->touched = pages > UINT64_MAX / b->page ? UINT64_MAX : pages * b->page;
-		nd->touched_counted = true;
-	} else if (!nd->activate_now_valid && st->active_valid && nd->active > st->active) {
+	if (nd->activate_now_valid) {
+		nd->touched = delta_bytes(b, true, nd->activate_now, st->activate_valid,
+					  st->activate);
+		nd->touched_counted = st->activate_valid;
+	} else if (st->active_valid && nd->active > st->active) {
 		nd->touched = nd->active - st->active;
 	}
 
@@ -759,6 +805,7 @@ static void node_protect(struct build *b, struct node *nd)
 		struct mc_ws_sample in = {
 			.active = nd->active, .refault = nd->refault_bytes, .touched = nd->touched,
 			.usage = nd->usage_valid ? nd->usage : MC_SIZE_MAX,
+			.reactivated = nd->reactivate_bytes, .stolen = nd->steal_bytes,
 		};
 		uint64_t raw;
 
@@ -1047,10 +1094,14 @@ static int demand_pass(struct build *b)
 
 static char *ws_text(const struct build *b, const struct node *nd)
 {
-	uint64_t raw = nd->refault_bytes > UINT64_MAX - nd->active ? UINT64_MAX
-		       : nd->active + nd->refault_bytes;
+	uint64_t fresh = nd->refault_bytes - min64(nd->reactivate_bytes, nd->refault_bytes);
+	uint64_t raw = fresh > UINT64_MAX - nd->active ? UINT64_MAX : nd->active + fresh;
 	char *why = mc_asprintf("working set %s (active %s, refaults %s/interval", S(nd->ws).s,
 				S(nd->active).s, S(nd->refault_bytes).s);
+
+	if (nd->reactivate_bytes)
+		why = xcat(why, " of which %s activated", S(min64(nd->reactivate_bytes,
+								   nd->refault_bytes)).s);
 
 	if (nd->touched)
 		why = xcat(why, nd->touched_counted ? ", activated %s/interval" : ", active grew %s",
@@ -1061,7 +1112,11 @@ static char *ws_text(const struct build *b, const struct node *nd)
 		why = xcat(why, ", held: active below it for %u of %u intervals", nd->ws_st.below,
 			   b->cfg->ws_hold);
 	else if (!nd->ws_st.below && nd->ws > raw && nd->ws - raw >= mc_deadband(nd->ws, b->page))
-		why = xcat(why, ", held: its pages are coming back into use");
+		why = xcat(why, nd->refault_bytes >= mc_deadband(nd->ws, b->page)
+				? ", held: it refaults, reclaim is taking its pages"
+				: ", held: its pages are coming back into use");
+	if (nd->ws_st.loss && nd->usage_valid && nd->ws > nd->usage)
+		why = xcat(why, ", above its usage: reclaim took pages from it");
 	return xcat(why, ")");
 }
 
@@ -1676,6 +1731,10 @@ static void commit(struct build *b)
 		st->refault = nd->refault_now;
 		st->activate_valid = nd->activate_now_valid;
 		st->activate = nd->activate_now;
+		st->reactivate_valid = nd->reactivate_now_valid;
+		st->reactivate = nd->reactivate_now;
+		st->steal_valid = nd->steal_now_valid;
+		st->steal = nd->steal_now;
 		st->active_valid = true;
 		st->active = nd->active;
 		memcpy(st->moving, nd->moving, sizeof(st->moving));

@@ -195,6 +195,7 @@ uint64_t mc_ws_estimate(uint64_t prev, uint64_t active, uint64_t refault_bytes, 
 struct mc_ws_state {
 	uint64_t est;
 	unsigned below;
+	unsigned loss;    /* intervals left in which a usage drop is reclaim, not freeing */
 };
 
 /*
@@ -208,28 +209,38 @@ struct mc_ws_sample {
 	uint64_t refault;       /* bytes refaulted since the last interval */
 	uint64_t touched;
 	uint64_t usage;         /* MC_SIZE_MAX: unknown */
+	uint64_t reactivated;   /* of refault, bytes the kernel activated (on the active list) */
+	uint64_t stolen;        /* bytes reclaim took since the last interval, MC_SIZE_MAX unknown */
 };
 
 /*
  * One interval of the working-set estimate (protect: active). raw = active
- * + refault (pages that came back were part of the working set), seen =
- * raw + touched (pages in use this interval, though not all on the active
- * list when it was read).
+ * + the refaults not activated (pages that came back were part of the
+ * working set; activated ones are on the active list already), seen = raw
+ * + touched (pages in use this interval, though not all on the active list
+ * when it was read).
  *   - It rises at once to raw: a job that grows is protected in the same
  *     interval.
- *   - It holds while seen stays within the deadband below it (mc_deadband):
- *     the kernel moves a job's pages to the inactive list while the job
- *     reads them, and the job brings them back (activations, refaults), so
- *     while that evidence covers the estimate it does not decay, however
- *     long the active size stays down.
+ *   - It holds while seen stays within the deadband below it (mc_deadband),
+ *     and while the job refaults a deadband's worth or more: the kernel
+ *     moves a job's pages to the inactive list while the job reads them,
+ *     and the job brings them back (activations, refaults), so while that
+ *     evidence covers the estimate it does not decay, however long the
+ *     active size stays down; a job that refaults that much is losing its
+ *     working set to reclaim, and a smaller estimate would let its
+ *     neighbours take more of it.
  *   - Without that evidence it holds `hold` more intervals (a job between
  *     two passes over its pages has not stopped using them; on v1 nothing
  *     counts activations), then follows seen down by mc_ws_estimate's
  *     smoothing, and is at it in the MC_WS_RELEASE-th interval after the
  *     hold.
  *   - It never exceeds usage + refault (memory the job freed is not its
- *     working set any more: a job that shrinks is followed at once) nor
- *     max, and is rounded up to page.
+ *     working set any more: a job that shrinks is followed at once) -
+ *     unless reclaim took pages from it (stolen, or refaults of a deadband)
+ *     in this interval or the `hold` before: then the usage dropped because
+ *     the kernel took the pages, and following it would hand them to the
+ *     neighbours that pressed them out. Nor does it exceed max; it is
+ *     rounded up to page.
  * Updates *st and returns the estimate.
  */
 uint64_t mc_ws_update(struct mc_ws_state *st, const struct mc_ws_sample *in, uint64_t max,

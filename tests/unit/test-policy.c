@@ -181,6 +181,60 @@ static void test_ws(void)
 }
 
 /*
+ * A usage drop the kernel caused is not a job freeing memory (hold 3,
+ * alpha 0.5). Following it would lower a protected job's estimate while
+ * reclaim takes its pages, and so give its neighbours more room to press
+ * it: feedback in the wrong direction.
+ */
+static void ws_update_reclaimed(void)
+{
+	/* v1 (steals unknown): 20M of a 64M job were reclaimed, it refaults
+	 * 4M an interval; then idle: the clamp to usage waits out the hold
+	 * of 3 after the last refaults; in the 4th the decay (52M) and the
+	 * usage (44M) bound it */
+	static const uint64_t want[] = { 64 * M, 64 * M, 64 * M, 64 * M, 44 * M };
+	struct mc_ws_state st = { .est = 64 * M };
+	struct mc_ws_sample in = { .active = 40 * M, .refault = 4 * M, .usage = 44 * M,
+				   .stolen = UNL };
+	bool ok = true;
+
+	for (size_t k = 0; k < N(want); k++) {
+		uint64_t e = mc_ws_update(&st, &in, UNL, 0.5, 3, 4096);
+
+		if (e != want[k]) {
+			printf("#   interval %zu: got %llu, want %llu\n", k + 1, (unsigned long long)e,
+			       (unsigned long long)want[k]);
+			ok = false;
+		}
+		in.refault = 0;
+	}
+	tap_check(ok, "working set: reclaimed from (v1), it holds until the hold after the refaults");
+
+	/* v2: the kernel stole 20M, no refaults yet: held; nothing stolen: freed */
+	st = (struct mc_ws_state){ .est = 64 * M };
+	in = (struct mc_ws_sample){ .active = 40 * M, .usage = 44 * M, .stolen = 20 * M };
+	tap_eq_u64(mc_ws_update(&st, &in, UNL, 0.5, 3, 4096), 64 * M,
+		   "working set: stolen from (v2), a usage drop does not lower it");
+	st = (struct mc_ws_state){ .est = 64 * M };
+	in.stolen = 0;
+	tap_eq_u64(mc_ws_update(&st, &in, UNL, 0.5, 3, 4096), 44 * M,
+		   "working set: nothing stolen (v2), a usage drop is memory freed");
+
+	/* 10M refaulted, 6M of them activated (on the active list already):
+	 * 50 + 4 = 54M, not 60M */
+	st = (struct mc_ws_state){ 0 };
+	in = (struct mc_ws_sample){ .active = 50 * M, .refault = 10 * M, .reactivated = 6 * M,
+				    .usage = UNL };
+	tap_eq_u64(mc_ws_update(&st, &in, UNL, 0.5, 3, 4096), 54 * M,
+		   "working set: activated refaults are not counted twice");
+	/* more activations than refaults (counters read at different times) */
+	st = (struct mc_ws_state){ 0 };
+	in.reactivated = 12 * M;
+	tap_eq_u64(mc_ws_update(&st, &in, UNL, 0.5, 3, 4096), 50 * M,
+		   "working set: activations beyond the refaults count as all of them");
+}
+
+/*
  * The estimate across intervals (hold 3, alpha 0.5, pages of 4K). The
  * deadband of 64M is 1M (1% is 0.64M).
  * It is long because it is one table of interval sequences and the few
@@ -265,6 +319,7 @@ static void test_ws_update(void)
 					3, 4096), 80 * M,
 			   "working set: capped at max");
 	}
+	ws_update_reclaimed();
 }
 
 /*
@@ -834,8 +889,9 @@ static void test_decide_v2(void)
 	/*
 	 * interval 2: no demand (2000M < 2024M). web: active 200M, 2560 pages
 	 * refaulted (10M): 210M is 40M below the estimate 250M, more than its
-	 * deadband (1% of 250M = 2.5M), for the first interval: the estimate
-	 * holds at 250M (hold 10 intervals). cache's fallback counter went
+	 * deadband (1% of 250M = 2.5M), but 10M of refaults are more than the
+	 * deadband too: reclaim is taking its pages, so the estimate holds at
+	 * 250M without counting towards the hold. cache's fallback counter went
 	 * 10 -> 22.
 	 */
 	memcpy(rows, v2_rows, sizeof(rows));
@@ -851,7 +907,7 @@ static void test_decide_v2(void)
 		   "v2 interval 2: settings are emitted again, web's low holds");
 	tap_eq_str(dec_str(&d, &caps_v2, true), "", "v2 interval 2: no demand, no reclaim");
 	check_reason("v2 web low 2", reason_of(&d, "web", false, MC_KNOB_LOW),
-		     "working set 250M (active 200M, refaults 10M/interval, held: active below it for 1 of 10 intervals): memory.low 250M");
+		     "working set 250M (active 200M, refaults 10M/interval, held: it refaults, reclaim is taking its pages): memory.low 250M");
 	tap_check(d.n_notes == 1 &&
 		  strcmp(d.notes[0], "'cache': 12 huge-page charges fell back to small pages since the last interval") == 0,
 		  "v2 interval 2: THP fallbacks reported (%s)", d.n_notes ? d.notes[0] : "none");
@@ -1569,15 +1625,15 @@ static void test_v1_caps(void)
  * (may be NULL) the intervals the engine reports stream's cap converged
  * after (0: not reported this interval).
  */
-static uint64_t v1_interval(struct mc_policy *pol, uint64_t live_cap, uint64_t ws_active,
-			    uint64_t ws_usage, uint64_t parent_usage, char **ret_why,
-			    unsigned *ret_settled)
+static uint64_t v1_interval_rf(struct mc_policy *pol, uint64_t live_cap, uint64_t ws_active,
+			       uint64_t ws_usage, uint64_t ws_refaults, uint64_t parent_usage,
+			       char **ret_why, unsigned *ret_settled)
 {
 	struct gdef rows[] = {
 		{ "", { 192 * M, NA, NA, NA, UNL, UNL }, parent_usage, { { 0 } }, { { { 0 } } }, 0, 0 },
 		{ "ws", { UNL, NA, NA, NA, UNL, UNL }, ws_usage,
 		  { { "active_file", ws_active }, { "inactive_file", ws_usage - ws_active },
-		    { "workingset_refault_file", 0 } },
+		    { "workingset_refault_file", ws_refaults } },
 		  { { { 0 } } }, 0, 0 },
 		{ "stream", { live_cap, NA, NA, NA, UNL, UNL }, 100 * M,
 		  { { "inactive_file", 90 * M }, { "workingset_refault_file", 0 } }, { { { 0 } } }, 0, 0 },
@@ -1592,6 +1648,43 @@ static uint64_t v1_interval(struct mc_policy *pol, uint64_t live_cap, uint64_t w
 	spec_init(&g[1], "stream");
 	snap_build(&s, rows, N(rows), 192 * M);
 	return decided(pol, &p, &s, &caps_v1, "stream", MC_KNOB_MAX, ret_why, ret_settled);
+}
+
+/* v1_interval_rf for a job that does not refault. */
+static uint64_t v1_interval(struct mc_policy *pol, uint64_t live_cap, uint64_t ws_active,
+			    uint64_t ws_usage, uint64_t parent_usage, char **ret_why,
+			    unsigned *ret_settled)
+{
+	return v1_interval_rf(pol, live_cap, ws_active, ws_usage, 0, parent_usage, ret_why,
+			      ret_settled);
+}
+
+/*
+ * The kernel reclaims 20M of the protected job (64M, usage 64M) when the
+ * parent reaches its limit; the job refaults 1024 pages (4M) an interval
+ * getting them back. Its estimate holds at 64M, so the streamers' cap
+ * (192M - 64M - 8M - 2015232 = 123813888) stays: following the usage down
+ * to 44M + 4M would raise it by 16M and hand the streamers the pages they
+ * pressed out. The reason still names the 64M protected.
+ */
+static void test_v1_reclaimed(void)
+{
+	struct mc_policy_config cfg = { .cpus = 1 };
+	struct mc_policy *pol;
+	uint64_t cap, cap2;
+	char *why = NULL;
+
+	if (mc_policy_new(&cfg, &pol) < 0)
+		abort();
+	cap = v1_interval_rf(pol, UNL, 64 * M, 64 * M, 0, 166 * M, NULL, NULL);
+	tap_eq_u64(cap, 123813888, "v1 reclaimed 1: the cap is written");
+	cap2 = v1_interval_rf(pol, cap, 40 * M, 44 * M, 1024, 192 * M, NULL, NULL);
+	tap_eq_u64(cap2, cap, "v1 reclaimed 2: reclaim from the job does not raise the cap");
+	cap2 = v1_interval_rf(pol, cap, 42 * M, 46 * M, 2048, 192 * M, &why, NULL);
+	tap_eq_u64(cap2, cap, "v1 reclaimed 3: while it refaults the cap stays");
+	check_reason("v1 reclaimed 3", why ? why : "", "the protected 'ws' 65536K");
+	free(why);
+	mc_policy_free(pol);
 }
 
 /*
@@ -2106,6 +2199,7 @@ int main(void)
 	test_decide_numa_state();
 	test_decide_valid_chain();
 	test_v1_deadband();
+	test_v1_reclaimed();
 	test_v2_low_deadband();
 	test_v2_soft_low();
 	test_v2_soft_low_grows();
