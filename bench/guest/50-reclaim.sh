@@ -95,14 +95,14 @@ config() {
 # median and the maximum storm time.
 summary() {
 	[ -s /tmp/rounds-$E-$1 ] || return 0
-	bench $1 $(awk '{ for (i = 1; i <= NF; i++) { k = substr($i, 1, index($i, "=") - 1)
+	bench $1 $(awk "$AWK_MEDIAN"' { for (i = 1; i <= NF; i++) { k = substr($i, 1, index($i, "=") - 1)
 			v[k] = substr($i, index($i, "=") + 1) }
 		cap = v["cap"]; ooms += v["oom_kills"]; if (v["oom_kills"] > 0) oomruns++
 		failed += v["failed"]; t[NR] = v["elapsed"] + 0
 		if (v["cap_waits"] == "-") nocnt = 1; else { waits += v["cap_waits"]; skips += v["cap_skips"] } }
-		END { for (x = 2; x <= NR; x++) { y = t[x]; for (z = x - 1; z >= 1 && t[z] > y; z--) t[z + 1] = t[z]; t[z + 1] = y }
-			printf "cap=%s runs=%d oom_kills=%d runs_with_oom=%d failed=%d", cap, NR, ooms, oomruns + 0, failed
-			printf " elapsed_med=%.2f elapsed_max=%.2f", NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2, t[NR]
+		END { printf "cap=%s runs=%d oom_kills=%d runs_with_oom=%d failed=%d", cap, NR, ooms, oomruns + 0, failed
+			med = median(t, NR)
+			printf " elapsed_med=%.2f elapsed_max=%.2f", med, t[NR]
 			if (nocnt) printf " cap_waits=- cap_skips=-\n"; else printf " cap_waits=%d cap_skips=%d\n", waits, skips }' \
 		/tmp/rounds-$E-$1)
 }

@@ -54,18 +54,21 @@ bench_round() {
 	echo "$*" >> /tmp/rounds-$E-$_bn
 	bench "$_bn#$(wc -l < /tmp/rounds-$E-$_bn)" "$@"
 }
+# AWK_MEDIAN: an awk function, median(a, m), of a[1..m]; it sorts a in place
+# (insertion sort: a handful of rounds), so a[m] is the maximum after it.
+AWK_MEDIAN='function median(a, m,  x, y, z) {
+	for (x = 2; x <= m; x++) { y = a[x]; for (z = x - 1; z >= 1 && a[z] > y; z--) a[z + 1] = a[z]; a[z + 1] = y }
+	return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }'
 bench_medians() {
 	[ -s /tmp/rounds-$E-$1 ] || return 0
-	bench $1 $(awk '{ for (i = 1; i <= NF; i++) { k = substr($i, 1, index($i, "=") - 1)
+	bench $1 $(awk "$AWK_MEDIAN"' { for (i = 1; i <= NF; i++) { k = substr($i, 1, index($i, "=") - 1)
 			v = substr($i, index($i, "=") + 1)
 			if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
 			val[k, NR] = v } }
 		END { for (j = 1; j <= nk; j++) { k = keys[j]; m = 0
 				for (r = 1; r <= NR; r++) if (val[k, r] ~ /^-?[0-9.]+$/) a[++m] = val[k, r] + 0
 				if (m < NR) { printf " %s=%s", k, val[k, 1]; continue }
-				# insertion sort: a handful of rounds
-				for (x = 2; x <= m; x++) { y = a[x]; for (z = x - 1; z >= 1 && a[z] > y; z--) a[z + 1] = a[z]; a[z + 1] = y }
-				printf " %s=%s", k, m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
+				printf " %s=%s", k, median(a, m) }
 			printf " rounds=%d\n", NR }' /tmp/rounds-$E-$1)
 }
 berr() { echo "BENCH-ERROR $E $*"; }

@@ -232,13 +232,11 @@ grep "$B/$MECH_GROUP" "$RUN_LOG" | grep -q "$MECH_FILE" &&
 # on a loaded host the parent's own limit reclaim takes a few MiB of ws
 # and ws reads them back, so their number is not a constant (once 5 in 7
 # intervals, each of 3-8 MiB); a write in every interval is still wrong.
-mech_writes() {
-	grep "$B/$MECH_GROUP: $MECH_FILE" "$RUN_LOG" |
-		sed -n "s/.*: $MECH_FILE \([^ ]*\) -> \([^:]*\):.*/\1 \2/p"
-}
-writes=$(mech_writes | wc -l)
+mech_writes=$(grep "$B/$MECH_GROUP: $MECH_FILE" "$RUN_LOG" |
+	sed -n "s/.*: $MECH_FILE \([^ ]*\) -> \([^:]*\):.*/\1 \2/p")
+writes=$(printf '%s' "$mech_writes" | awk 'END { print NR }')
 intervals=$(sed -n 's/.*stopping after \([0-9]*\) intervals.*/\1/p' "$RUN_LOG")
-small=$(mech_writes | awk -v v="$T_VERSION" '
+small=$(printf '%s\n' "$mech_writes" | awk -v v="$T_VERSION" '
 	function bytes(s, n, u) {
 		if (s == "max") return -1
 		n = s + 0; u = substr(s, length(s))
