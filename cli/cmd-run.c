@@ -238,20 +238,26 @@ static void on_step(void *arg, const struct mc_step *s)
 	log_step(r, s);
 }
 
-static void on_reclaim(void *arg, const struct mc_step *s, int err, uint64_t got)
+/*
+ * A reclaim's outcome, logged with its time: wall, and the CPU the kernel
+ * spent reclaiming in memctl's thread (what a reclaim costs the host).
+ */
+static void on_reclaim(void *arg, const struct mc_step *s, const struct mc_reclaim_result *res)
 {
 	struct run *r = arg;
 	char a[MC_UNITS_MARK_LEN], v[256];
+	double wall_ms = res->wall_s * 1e3, cpu_ms = res->cpu_s * 1e3;
 
 	r->reclaims++;
-	run_state_reclaim(&r->state, s, err, got);
-	if (err < 0)
-		run_log(r, 4, "%s: reclaim %s: %s (got %s): %s", s->group,
-			mc_fmt_reclaim(s, v, sizeof(v)), mc_strerror(err), got_size(s, got, a),
-			s->reason);
+	run_state_reclaim(&r->state, s, res->err, res->reclaimed);
+	if (res->err < 0)
+		run_log(r, 4, "%s: reclaim %s: %s (got %s in %.2f ms, cpu %.2f ms): %s", s->group,
+			mc_fmt_reclaim(s, v, sizeof(v)), mc_strerror(res->err),
+			got_size(s, res->reclaimed, a), wall_ms, cpu_ms, s->reason);
 	else
-		run_log(r, 6, "%s: reclaim %s: got %s: %s", s->group, mc_fmt_reclaim(s, v, sizeof(v)),
-			got_size(s, got, a), s->reason);
+		run_log(r, 6, "%s: reclaim %s: got %s in %.2f ms, cpu %.2f ms: %s", s->group,
+			mc_fmt_reclaim(s, v, sizeof(v)), got_size(s, res->reclaimed, a), wall_ms,
+			cpu_ms, s->reason);
 }
 
 static void on_dry_step(void *arg, const struct mc_step *s)

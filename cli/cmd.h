@@ -12,6 +12,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "profile.h"
+#include "reclaim.h"
 #include "sdbus.h"
 
 /*
@@ -334,7 +335,7 @@ struct mc_plan_req {
 	/* each executed (or, with dry_run, planned) step */
 	void (*step_done)(void *arg, const struct mc_step *s);
 	/* each reclaim's outcome */
-	void (*reclaim_done)(void *arg, const struct mc_step *s, int err, uint64_t reclaimed);
+	void (*reclaim_done)(void *arg, const struct mc_step *s, const struct mc_reclaim_result *res);
 	unsigned *ret_peak;       /* most reclaims in flight at once */
 	long write_budget_ms;     /* writes and reclaims end this long after the first write
 	                             (0: each write bounded alone), so a slow one cannot stall

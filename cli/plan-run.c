@@ -395,7 +395,7 @@ static void run_reclaims(struct mc_ctx *ctx, struct mc_lock *lock, const struct 
 			continue;
 
 		if (req->reclaim_done)
-			req->reclaim_done(req->arg, s, res[i].err, res[i].reclaimed);
+			req->reclaim_done(req->arg, s, &res[i]);
 		else if (res[i].err < 0)
 			mc_err("reclaim of %s from '%s': %s (got %s)", mc_units_format(s->bytes, u, a),
 			       s->group, mc_strerror(res[i].err), mc_units_format(res[i].reclaimed, u, b));

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host-internal.h"
@@ -74,8 +75,17 @@ struct reclaim_pool {
 	unsigned peak;
 };
 
-static void reclaim_one(struct reclaim_pool *p, unsigned slot, const struct mc_step *s,
-			struct mc_reclaim_result *res)
+static double clock_s(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts) < 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void reclaim_step(struct reclaim_pool *p, unsigned slot, const struct mc_step *s,
+			 struct mc_reclaim_result *res)
 {
 	const struct mc_caps *caps = &p->h->caps;
 	uint64_t before = 0, after = 0;
@@ -112,6 +122,17 @@ static void reclaim_one(struct reclaim_pool *p, unsigned slot, const struct mc_s
 	if (mc_host_read_usage(p->h, abs, &after) == 0 && after < before)
 		res->reclaimed = before - after;
 	free(abs);
+}
+
+/* A step, timed. */
+static void reclaim_one(struct reclaim_pool *p, unsigned slot, const struct mc_step *s,
+			struct mc_reclaim_result *res)
+{
+	double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+
+	reclaim_step(p, slot, s, res);
+	res->cpu_s = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+	res->wall_s = clock_s(CLOCK_MONOTONIC) - w0;
 }
 
 static void *reclaim_worker(void *arg)

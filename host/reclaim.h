@@ -13,6 +13,13 @@
 struct mc_reclaim_result {
 	int err;              /* 0, or -errno (-EBUSY/-EAGAIN: less than asked) */
 	uint64_t reclaimed;   /* bytes the group's usage dropped by */
+	/*
+	 * The step's time, wall and the worker thread's CPU (the kernel
+	 * reclaims in the writer's context, so this is the reclaim's own CPU:
+	 * its scanning and freeing), with the usage reads around it and on v1
+	 * the journal and the limit writes.
+	 */
+	double wall_s, cpu_s;
 };
 
 /*
