@@ -64,8 +64,11 @@
  *    group's max. memory.stat keys
  *    are v2's on every host (the host layer renames v1's total_* ones). The
  *    estimate (or the size of protect: SIZE) is a floor for the split
- *    above. On v2 it becomes memory.low. v1 has no memory.low and limit
- *    reclaim walks every child, so the unprotected siblings get
+ *    above. On v2 it becomes memory.low - until memory.low fails the group
+ *    (memory.events low rises: its siblings held nothing the kernel could
+ *    reclaim, such as anonymous memory without swap), from when on its
+ *    siblings are capped as on v1 (sibling_caps). v1 has no memory.low and
+ *    limit reclaim walks every child, so the unprotected siblings get
  *    limit_in_bytes caps (mc_sibling_cap) that leave room inside the
  *    parent's limit for each protected group (its working set, or its
  *    usage when larger: a parent driven to its limit reclaims from every
@@ -152,6 +155,9 @@ struct gstate {
 	bool reactivate_valid;
 	uint64_t steal;          /* last pgsteal counter, pages */
 	bool steal_valid;
+	uint64_t low_events;     /* last memory.events low counter (v2) */
+	bool low_events_valid;
+	bool breached;           /* v2: its memory.low did not hold once; siblings are capped */
 	uint64_t active;         /* last active size, bytes */
 	bool active_valid;
 	unsigned moving[K];      /* intervals in a row the derived value was not the live one */
@@ -202,6 +208,10 @@ struct node {
 	uint64_t steal_now;                /* pgsteal counter, pages */
 	bool steal_now_valid;
 	uint64_t steal_bytes;              /* reclaimed since the last interval, MC_SIZE_MAX unknown */
+	uint64_t low_events_now;           /* memory.events low (v2) */
+	bool low_events_now_valid;
+	uint64_t low_breaches;             /* of them since the last interval */
+	bool breached;                     /* its memory.low did not hold, now or before */
 	uint64_t touched;                  /* bytes back in use since the last interval */
 	bool touched_counted;              /* touched is activations, not active growth */
 	uint64_t fallback_now;
@@ -638,6 +648,40 @@ static uint64_t delta_bytes(const struct build *b, bool now_valid, uint64_t now,
 	return pages > UINT64_MAX / b->page ? UINT64_MAX : pages * b->page;
 }
 
+/*
+ * The counters of reclaim's effect on nd since the last interval: refaults,
+ * those of them activated, pages stolen, memory.low failures (v2).
+ */
+static void node_reclaimed(struct build *b, struct node *nd)
+{
+	const struct mc_group_snap *g = nd->g;
+	const struct gstate *st = &b->pol->g[nd->st];
+
+	nd->refault_now_valid = stat_pair(g, "workingset_refault", &nd->refault_now);
+	nd->refault_bytes = delta_bytes(b, nd->refault_now_valid, nd->refault_now,
+					st->refault_valid, st->refault);
+	/* Refaults the kernel activated: on the active list already. */
+	nd->reactivate_now_valid = stat_pair(g, "workingset_activate", &nd->reactivate_now);
+	nd->reactivate_bytes = delta_bytes(b, nd->reactivate_now_valid, nd->reactivate_now,
+					   st->reactivate_valid, st->reactivate);
+	/* What reclaim took from it (v2); v1 counts no steals: unknown. */
+	nd->steal_now_valid = stat_get(g, "pgsteal", &nd->steal_now);
+	nd->steal_bytes = nd->steal_now_valid && st->steal_valid
+				  ? delta_bytes(b, true, nd->steal_now, true, st->steal)
+				  : MC_SIZE_MAX;
+
+	/*
+	 * v2: reclaim that went below its memory.low (nothing else was left to
+	 * reclaim: a neighbour's unreclaimable memory). From then on its
+	 * unprotected siblings are capped as on v1 (sibling_caps).
+	 */
+	nd->low_events_now_valid = b->caps->ver == MC_CGV2 &&
+				   mc_kvs_get(&g->events, "low", &nd->low_events_now) == 0;
+	if (nd->low_events_now_valid && st->low_events_valid && nd->low_events_now > st->low_events)
+		nd->low_breaches = nd->low_events_now - st->low_events;
+	nd->breached = st->breached || nd->low_breaches;
+}
+
 /* Counters and sizes from memory.stat, and what they mean against the state. */
 static void node_stats(struct build *b, struct node *nd)
 {
@@ -653,18 +697,7 @@ static void node_stats(struct build *b, struct node *nd)
 	nd->active = nd->active_anon + nd->active_file;
 	nd->inactive_file = stat_or0(g, "inactive_file");
 
-	nd->refault_now_valid = stat_pair(g, "workingset_refault", &nd->refault_now);
-	nd->refault_bytes = delta_bytes(b, nd->refault_now_valid, nd->refault_now,
-					st->refault_valid, st->refault);
-	/* Refaults the kernel activated: on the active list already. */
-	nd->reactivate_now_valid = stat_pair(g, "workingset_activate", &nd->reactivate_now);
-	nd->reactivate_bytes = delta_bytes(b, nd->reactivate_now_valid, nd->reactivate_now,
-					   st->reactivate_valid, st->reactivate);
-	/* What reclaim took from it (v2); v1 counts no steals: unknown. */
-	nd->steal_now_valid = stat_get(g, "pgsteal", &nd->steal_now);
-	nd->steal_bytes = nd->steal_now_valid && st->steal_valid
-				  ? delta_bytes(b, true, nd->steal_now, true, st->steal)
-				  : MC_SIZE_MAX;
+	node_reclaimed(b, nd);
 
 	/*
 	 * Pages brought back into use: activations where the host counts them
@@ -1390,27 +1423,50 @@ static int cap_descendants(struct build *b, size_t j, uint64_t v)
 }
 
 /*
- * v1: caps the unprotected children of node i so its limit leaves the
- * protected ones room.
+ * v2: did memory.low fail one of node i's protected children (now or in an
+ * earlier interval)?
+ */
+static const struct node *low_failed(const struct build *b, size_t i)
+{
+	for (size_t j = i + 1; j < b->len; j++) {
+		const struct node *c = &b->n[j];
+
+		if (c->parent == i && is_protected(c) && c->protect && c->breached)
+			return c;
+	}
+	return NULL;
+}
+
+/*
+ * Caps the unprotected children of node i so its limit leaves the
+ * protected ones room: always on v1, which has no memory.low; on v2 once
+ * memory.low failed a protected child (the kernel reclaimed it below its
+ * protection because its siblings held nothing it could reclaim, such as
+ * anonymous memory without swap), from then on.
  * It is long because it is two passes over i's children (sum the room the
  * protected ones need, then cap the others) that share the limit, headroom,
  * deadband and the text naming the protected children.
  */
-static int v1_caps(struct build *b, size_t i)
+static int sibling_caps(struct build *b, size_t i)
 {
 	struct node *nd = &b->n[i];
 	uint64_t prot = 0, h, cap, db;
-	bool urgent;
-	char *list = NULL;
+	bool urgent, v1 = b->caps->ver == MC_CGV1;
+	const struct node *failed = v1 ? NULL : low_failed(b, i);
+	char *list = NULL, *because = NULL;
 	size_t n_prot = 0;
 	bool limited = nd->limit != MC_SIZE_MAX &&
 		       !(b->caps->mem_total && nd->limit >= b->caps->mem_total);
 	int r = 0;
 
+	if (!v1 && !failed)
+		return 0;
 	for (size_t j = i + 1; j < b->len; j++) {
 		const struct node *c = &b->n[j];
 
 		if (c->parent != i || !is_protected(c) || !c->protect)
+			continue;
+		if (!limited && !v1)
 			continue;
 		if (!limited) {
 			/* Nothing to leave room in: only memctl's own reclaims spare it. */
@@ -1431,6 +1487,13 @@ static int v1_caps(struct build *b, size_t i)
 	}
 	if (!n_prot) {
 		r = 0;
+		goto out;
+	}
+	because = failed ? mc_asprintf(" (memory.low did not hold '%s'%s: the kernel reclaimed it below its protection)",
+				      failed->path, failed->low_breaches ? "" : " before")
+			 : strdup("");
+	if (!because) {
+		r = -ENOMEM;
 		goto out;
 	}
 	/*
@@ -1473,13 +1536,13 @@ static int v1_caps(struct build *b, size_t i)
 		/* a bound (own max, soft limit) is kept exactly */
 		held = mc_deadband_hold(live, live_ok, v, bound || (urgent && v < live), b->page);
 		if (held != v)
-			why = mc_asprintf("keeps '%s' at %s: the cap %s it would get is within the deadband %s (the limit %s of '%s' leaves room for the protected %s, headroom %s and the deadband)",
+			why = mc_asprintf("keeps '%s' at %s: the cap %s it would get is within the deadband %s (the limit %s of '%s' leaves room for the protected %s, headroom %s and the deadband)%s",
 					c->path, S(held).s, S(v).s, S(mc_deadband(live, b->page)).s,
-					S(nd->limit).s, subject(b, nd), list, S(h).s);
+					S(nd->limit).s, subject(b, nd), list, S(h).s, because);
 		else
-			why = mc_asprintf("caps '%s' at %s%s so the limit %s of '%s' leaves room for the protected %s, headroom %s and a deadband %s",
+			why = mc_asprintf("caps '%s' at %s%s so the limit %s of '%s' leaves room for the protected %s, headroom %s and a deadband %s%s",
 					c->path, S(v).s, extra, S(nd->limit).s, subject(b, nd), list, S(h).s,
-					S(db).s);
+					S(db).s, because);
 		v = held;
 		if ((r = set_cap(c, v, why)) < 0)
 			goto out;
@@ -1488,6 +1551,7 @@ static int v1_caps(struct build *b, size_t i)
 	}
 	r = 0;
 out:
+	free(because);
 	free(list);
 	return r;
 }
@@ -1735,6 +1799,9 @@ static void commit(struct build *b)
 		st->reactivate = nd->reactivate_now;
 		st->steal_valid = nd->steal_now_valid;
 		st->steal = nd->steal_now;
+		st->low_events_valid = nd->low_events_now_valid;
+		st->low_events = nd->low_events_now;
+		st->breached = nd->breached && is_protected(nd);
 		st->active_valid = true;
 		st->active = nd->active;
 		memcpy(st->moving, nd->moving, sizeof(st->moving));
@@ -1888,9 +1955,9 @@ static int decide(struct build *b)
 	}
 	if ((r = demand_pass(b)) < 0)
 		return r;
-	if (b->caps->ver == MC_CGV1 && b->caps->file[MC_KNOB_MAX])
+	if (b->caps->file[MC_KNOB_MAX])
 		for (size_t i = 0; i < b->len; i++)
-			if (b->n[i].n_kids && (r = v1_caps(b, i)) < 0)
+			if (b->n[i].n_kids && (r = sibling_caps(b, i)) < 0)
 				return r;
 
 	for (size_t i = 0; i < b->len; i++)

@@ -619,6 +619,7 @@ struct gdef {
 	struct kv numa[2][2];           /* per node */
 	size_t n_numa;
 	double psi10;                   /* > 0: PSI present */
+	struct kv events[2];            /* memory.events */
 };
 
 static void kvs_fill(struct mc_kvs *kv, const struct kv *v, size_t n)
@@ -650,6 +651,7 @@ static void snap_build(struct mc_snapshot *s, const struct gdef *defs, size_t n,
 		g->usage = defs[i].usage;
 		g->usage_valid = true;
 		kvs_fill(&g->stat, defs[i].stat, N(defs[i].stat));
+		kvs_fill(&g->events, defs[i].events, N(defs[i].events));
 		if (defs[i].n_numa) {
 			g->numa = calloc(defs[i].n_numa, sizeof(*g->numa));
 			g->n_numa = defs[i].n_numa;
@@ -1617,6 +1619,25 @@ static void test_v1_caps(void)
 }
 
 /*
+ * The max decided for the second of two groups below a 192M parent
+ * (rows[1] and rows[2]), the first with protect: active.
+ */
+static uint64_t pair_decided(struct mc_policy *pol, const struct gdef *rows, size_t n,
+			     const struct mc_caps *caps, char **ret_why, unsigned *ret_settled)
+{
+	struct mc_group_spec g[2];
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.numa = MC_NUMA_OFF, .groups = g, .n_groups = 2 };
+	struct mc_snapshot s;
+
+	spec_init(&g[0], rows[1].path);
+	g[0].protect = MC_PROTECT_ACTIVE;
+	spec_init(&g[1], rows[2].path);
+	snap_build(&s, rows, n, 192 * M);
+	return decided(pol, &p, &s, caps, rows[2].path, MC_KNOB_MAX, ret_why, ret_settled);
+}
+
+/*
  * The analog of the active-set seed (docs/BENCHMARKS.md) on v1, one
  * interval: a 192M parent (headroom 8M, deadband 2015232), ws (protect:
  * active) with active file ws_active and usage ws_usage, stream at its
@@ -1638,16 +1659,51 @@ static uint64_t v1_interval_rf(struct mc_policy *pol, uint64_t live_cap, uint64_
 		{ "stream", { live_cap, NA, NA, NA, UNL, UNL }, 100 * M,
 		  { { "inactive_file", 90 * M }, { "workingset_refault_file", 0 } }, { { { 0 } } }, 0, 0 },
 	};
-	struct mc_group_spec g[2];
-	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
-				.numa = MC_NUMA_OFF, .groups = g, .n_groups = 2 };
-	struct mc_snapshot s;
+	return pair_decided(pol, rows, N(rows), &caps_v1, ret_why, ret_settled);
+}
 
-	spec_init(&g[0], "ws");
-	g[0].protect = MC_PROTECT_ACTIVE;
-	spec_init(&g[1], "stream");
-	snap_build(&s, rows, N(rows), 192 * M);
-	return decided(pol, &p, &s, &caps_v1, "stream", MC_KNOB_MAX, ret_why, ret_settled);
+/*
+ * v2: web (protect: active, 64M of active file) and hog (anonymous memory,
+ * no swap) in a 192M parent. While memory.low holds, memctl sets only
+ * web's memory.low and leaves hog's max alone. Once memory.events low of
+ * web rises (the kernel reclaimed it below its protection: hog left it
+ * nothing else), hog is capped as on v1 - 192M - 64M - 8M - 2015232 =
+ * 123813888 - and stays capped in later intervals without new breaches.
+ */
+static uint64_t v2_low_interval(struct mc_policy *pol, uint64_t low_events, char **ret_why)
+{
+	struct gdef rows[] = {
+		{ "", { 192 * M, UNL, 0, 0, NA, UNL }, 190 * M, { { 0 } }, { { { 0 } } }, 0, 0, { { 0 } } },
+		{ "web", { UNL, UNL, 64 * M, 0, NA, UNL }, 64 * M,
+		  { { "active_file", 64 * M }, { "workingset_refault_file", 0 }, { "pgactivate", 0 } },
+		  { { { 0 } } }, 0, 0, { { "low", low_events } } },
+		{ "hog", { UNL, UNL, 0, 0, NA, 0 }, 126 * M, { { "active_anon", 126 * M } },
+		  { { { 0 } } }, 0, 0, { { 0 } } },
+	};
+	return pair_decided(pol, rows, N(rows), &caps_v2, ret_why, NULL);
+}
+
+static void test_v2_low_breached(void)
+{
+	struct mc_policy_config cfg = { .cpus = 1 };
+	struct mc_policy *pol;
+	char *why = NULL;
+
+	if (mc_policy_new(&cfg, &pol) < 0)
+		abort();
+	tap_eq_u64(v2_low_interval(pol, 0, NULL), 0, "v2 low holds 1: no cap on the sibling");
+	tap_eq_u64(v2_low_interval(pol, 0, NULL), 0, "v2 low holds 2: still no cap");
+	tap_eq_u64(v2_low_interval(pol, 3, &why), 123813888,
+		   "v2 low breached: the sibling is capped as on v1");
+	check_reason("v2 low breached", why ? why : "",
+		     "memory.low did not hold 'web': the kernel reclaimed it below its protection");
+	free(why);
+	why = NULL;
+	tap_eq_u64(v2_low_interval(pol, 3, &why), 123813888,
+		   "v2 low breached before: the cap stays");
+	check_reason("v2 low breached before", why ? why : "", "memory.low did not hold 'web' before");
+	free(why);
+	mc_policy_free(pol);
 }
 
 /* v1_interval_rf for a job that does not refault. */
@@ -2200,6 +2256,7 @@ int main(void)
 	test_decide_valid_chain();
 	test_v1_deadband();
 	test_v1_reclaimed();
+	test_v2_low_breached();
 	test_v2_low_deadband();
 	test_v2_soft_low();
 	test_v2_soft_low_grows();
