@@ -10,7 +10,8 @@
 #   bench/guest.sh --report [--out DIR] [NAME...]
 #   bench/run.sh guest [--quick]      (the same, with the other benchmarks' runner)
 #
-# NAME: active softlimit numa thp reclaim (default: all, in that order).
+# NAME: active softlimit numa thp reclaim isolation (default: all, in that
+#   order).
 # --quick: smaller sizes and fewer scenarios and runs, to show that the
 #   benchmarks still run (CI: ctest -L bench-guest); its numbers are noise.
 # --rounds N: rounds of each experiment's arms, run interleaved round by
@@ -37,7 +38,7 @@
 # 77 when the test host cannot be built or booted here. See docs/BENCHMARKS-guest.md.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-all="active softlimit numa thp reclaim"
+all="active softlimit numa thp reclaim isolation"
 # Run by bench/run.sh (BENCH_RESULTS set): results in its directory, and
 # results.tsv also as its guest.tsv.
 quick=0 out=${BENCH_RESULTS:+$BENCH_RESULTS/guest} names=() rounds= arms= kernels="baseline patched" report=0
@@ -90,6 +91,7 @@ script_of() {
 	numa) echo 30-numa.sh ;;
 	thp) echo 40-thp.sh ;;
 	reclaim) echo 50-reclaim.sh ;;
+	isolation) echo 60-isolation.sh ;;
 	esac
 }
 
@@ -284,8 +286,9 @@ for name in "${names[@]}"; do
 		spread softlimit memctl "none both0 order oracle memctl-aa" a_majflt elapsed majflt ;;
 	numa)
 		table numa "random reads beyond the group's limit, uneven page cache on 2 nodes (x = ratio to round-robin)" \
-			rr pgscan x:pgscan pgsteal reclaim_s x:reclaim_s memctl_reclaims reads_per_s x:reads_per_s n0_file_mib n1_file_mib
-		spread numa weighted "none rr oracle weighted-aa" pgscan reclaim_s reads_per_s ;;
+			rr pgscan x:pgscan pgsteal limit_reclaims reclaim_s x:reclaim_s reclaim_wall_s memctl_sys memctl_reclaims \
+			reads_per_s x:reads_per_s n0_file_mib n1_file_mib
+		spread numa weighted "none rr oracle weighted-aa" pgscan reclaim_s reads_per_s limit_reclaims ;;
 	thp)
 		table thp "faulting in a MADV_HUGEPAGE mapping under a high limit (x = ratio to naive high, same stride)" \
 			- thp_alloc thp_fallback coverage_pct fallback_charge lat_avg_ms lat_max_ms sys elapsed high_mib
@@ -296,6 +299,10 @@ for name in "${names[@]}"; do
 		table reclaim "parallel allocators under a tight limit, repeated runs (x = ratio to no cap)" \
 			nocap runs oom_kills runs_with_oom failed elapsed_med x:elapsed_med elapsed_max cap_waits cap_skips
 		spread reclaim nocap "cap1-memctl cap2 nocap-aa" elapsed ;;
+	isolation)
+		table isolation "a fixed-rate service beside a growing hog, one parent limit (x = ratio to none)" \
+			none base_rps iso_p1 iso_p50 lat_impact base_p95_us beside_p95_us refaults x:refaults oom_kills hog_mib
+		spread isolation memctl "none oracle knob memctl-aa" iso_p1 lat_impact refaults ;;
 	esac
 done
 [ -n "${BENCH_RESULTS:-}" ] && cp "$results" "$BENCH_RESULTS/guest.tsv"

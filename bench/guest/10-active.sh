@@ -44,17 +44,7 @@ WORK=20
 mkfile /mnt/disk/ws $WS
 mkfile /mnt/disk/stream $STREAM
 
-cat > /tmp/active.yaml <<EOF
-version: 1
-parent: /
-interval: 1s
-groups:
-  P:
-    max: ${LIMIT}M
-    groups:
-      ws: { protect: active }
-      st: {}
-EOF
+pair_profile /tmp/active.yaml P $LIMIT "ws: { protect: active }" "st: {}"
 
 # counters: the job's refaults, refault activations and restores (one read
 # of its memory.stat) and the guest's protection fallbacks, on one line
@@ -68,14 +58,7 @@ counters() {
 scenario() {
 	name=$1 n=$2 mode=$3
 	want $name || return 0
-	mkgroup P
-	echo ${LIMIT}M > $CG/P/memory.max
-	mkdir $CG/P/ws $CG/P/st
-	[ $mode = knob ] && echo 1 > $CG/P/memory.reclaim_protect_active
-	if [ $mode = oracle ]; then
-		echo ${LOW}M > $CG/P/ws/memory.low && echo $((LIMIT - LOW - 8))M > $CG/P/st/memory.max ||
-			{ berr "$name: cannot write memory.low or memory.max"; rmgroup P; return; }
-	fi
+	pair_setup ws st $mode || return
 	resident --drop /mnt/disk/ws /mnt/disk/stream > /dev/null
 	# warm-up: two passes make the job's pages active
 	run_in P/ws ws-reader /mnt/disk/ws 2 > /dev/null

@@ -43,17 +43,7 @@ fi
 LOW=$((SIZE + 4))
 echo never > /sys/kernel/mm/transparent_hugepage/enabled
 
-cat > /tmp/softlimit.yaml <<EOF
-version: 1
-parent: /
-interval: 1s
-groups:
-  Q:
-    max: ${LIMIT}M
-    groups:
-      a: { soft_limit: ${LIMIT}M }
-      b: { soft_limit: 0 }
-EOF
+pair_profile /tmp/softlimit.yaml Q $LIMIT "a: { soft_limit: ${LIMIT}M }" "b: { soft_limit: 0 }"
 
 # scenario NAME MODE(none|knob0|knob|oracle|memctl)
 scenario() {

@@ -22,10 +22,14 @@
 # computes the split but reclaims without it, and rr and weighted must come
 # out alike (a control).
 # Per scenario: pages scanned and stolen in N (memory.stat pgscan,
-# pgsteal), memctl's system time (the time spent in its memory.reclaim
-# writes: reclaim runs in the writer's context; for the oracle, the time
-# of its one write), the reader's reads per
-# second, and each node's page cache of N at the end. The full mode runs
+# pgsteal: the kernel's limit reclaim and memctl's reclaims together), the
+# times the kernel's limit reclaim ran (memory.events max), the CPU time of
+# the reclaims memctl asked for (reclaim_s: reclaim runs in the writer's
+# context, and memctl run logs each reclaim's thread CPU time; for the
+# oracle, the CPU of the shell's one write, in 10 ms ticks) and their wall
+# time (reclaim_wall_s), memctl's whole system time (memctl_sys: its
+# snapshots included), the reader's reads per second, and each node's page
+# cache of N at the end. The full mode runs
 # ROUNDS rounds of the three scenarios, interleaved; the table shows
 # medians (every round is in results.tsv).
 E=numa
@@ -57,6 +61,9 @@ groups:
 EOF
 }
 
+# this shell's system time, in clock ticks (10 ms)
+self_stime() { sed 's/.*) //' /proc/$$/stat | awk '{ print $13 }'; }
+
 # scenario NAME MODE(none|oracle|round-robin|weighted)
 scenario() {
 	name=$1 mode=$2
@@ -70,30 +77,35 @@ scenario() {
 		profile $mode > /tmp/numa.yaml
 		memctl_start /tmp/numa.yaml /tmp/numa-$name.log || { rmgroup N; return; }
 	fi
-	s0=$(stat pgscan N) t0=$(stat pgsteal N)
-	short=0 oracle_s=
+	s0=$(stat pgscan N) t0=$(stat pgsteal N) m0=$(event max N)
+	short=0 oracle_s= oracle_wall=
 	if [ $mode = oracle ]; then
 		how=${COLD}M
 		patched && how="${COLD}M nodes=0"
-		c0=$(ucs)
+		c0=$(ucs) k0=$(self_stime)
 		# memory.reclaim fails (EAGAIN) when it fell short: counted
 		echo "$how" > $CG/N/memory.reclaim 2> /dev/null || short=1
-		oracle_s=$(secs $c0 $(ucs))
+		oracle_wall=$(secs $c0 $(ucs)) oracle_s=$(secs $k0 $(self_stime))
 	fi
 	out=$(run_in N/r taskset 2 bjob randread /mnt/disk/rand $READS $HOT)
-	s1=$(stat pgscan N) t1=$(stat pgsteal N)
+	s1=$(stat pgscan N) t1=$(stat pgsteal N) m1=$(event max N)
 	memctl_stop
-	nreclaims=0
+	nreclaims=0 rcpu=0 rwall=0
 	case $mode in
 	none) ;;
 	oracle) nreclaims=1 ;;
 	*)
 		nreclaims=$(grep -c ': reclaim ' /tmp/numa-$name.log)
+		# "got SIZE in W ms, cpu C ms" of each reclaim
+		set -- $(sed -n 's/.*: reclaim .* in \([0-9.]*\) ms, cpu \([0-9.]*\) ms.*/\1 \2/p' /tmp/numa-$name.log |
+			awk '{ w += $1; c += $2 } END { printf "%.3f %.3f", w / 1000, c / 1000 }')
+		rwall=$1 rcpu=$2
 		[ $QUICK = 1 ] && sed 's/^/memctl: /' /tmp/numa-$name.log | tail -n 8 ;;
 	esac
 	el=$(field elapsed "$out")
 	case $el in '') berr "$name: the reader failed: $out"; rmgroup N; return ;; esac
-	bench_round $name mode=$mode pgscan=$((s1 - s0)) pgsteal=$((t1 - t0)) reclaim_s=${oracle_s:-$MEMCTL_SYS} \
+	bench_round $name mode=$mode pgscan=$((s1 - s0)) pgsteal=$((t1 - t0)) limit_reclaims=$((m1 - m0)) \
+		reclaim_s=${oracle_s:-$rcpu} reclaim_wall_s=${oracle_wall:-$rwall} memctl_sys=$MEMCTL_SYS \
 		reclaim_short=$short \
 		memctl_reclaims=$nreclaims elapsed=$el \
 		reads_per_s=$(awk -v n=$READS -v t=$el 'BEGIN { printf "%.0f", n / t }') \

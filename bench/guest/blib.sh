@@ -130,6 +130,41 @@ memctl_stop() {
 	MEMCTL_PID=
 }
 
+# pair_profile FILE GROUP LIMIT_MIB "CHILD: SPEC" "CHILD: SPEC": a profile
+# of one group below the root with a limit and two children, run every
+# second.
+pair_profile() {
+	cat > "$1" <<EOF
+version: 1
+parent: /
+interval: 1s
+groups:
+  $2:
+    max: ${3}M
+    groups:
+      $4
+      $5
+EOF
+}
+
+# pair_setup PROTECTED OTHER MODE: group P with the limit LIMIT (MiB) and
+# the children PROTECTED and OTHER; MODE knob: the patched kernel's
+# protection on P; oracle: what an expert who knows the protected job's
+# size sets by hand, memory.low of PROTECTED = LOW (MiB) and OTHER capped
+# at LIMIT - LOW - 8 MiB. Fails (after a BENCH-ERROR line, with P removed)
+# when a write fails.
+pair_setup() {
+	mkgroup P
+	echo ${LIMIT}M > $CG/P/memory.max
+	mkdir $CG/P/$1 $CG/P/$2
+	[ $3 = knob ] && echo 1 > $CG/P/memory.reclaim_protect_active
+	[ $3 = oracle ] || return 0
+	echo ${LOW}M > $CG/P/$1/memory.low && echo $((LIMIT - LOW - 8))M > $CG/P/$2/memory.max && return 0
+	berr "$name: cannot write memory.low or memory.max"
+	rmgroup P
+	return 1
+}
+
 # uptime in centiseconds, and a difference of two as seconds
 ucs() { awk '{ split($1, a, "."); print a[1] * 100 + a[2] }' /proc/uptime; }
 secs() { awk -v a=$1 -v b=$2 'BEGIN { printf "%.2f", (b - a) / 100 }'; }

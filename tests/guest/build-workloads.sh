@@ -23,7 +23,7 @@ done
 # The host's test workloads (tests/workloads) too, for memctl's own
 # integration tests on v2 (MEMCTL_WORKLOADS=/tests/bin in the guest).
 wl=$here/../workloads
-for name in ws-reader streamer resident mkfile hog; do
+for name in ws-reader streamer resident mkfile hog reqloop; do
 	bin=$out/$name
 	if [ ! -x "$bin" ] || [ "$wl/$name.c" -nt "$bin" ] || [ "$wl/wl.c" -nt "$bin" ]; then
 		$cc -static -O2 -Wall -Wextra -Wno-unused-parameter -I"$wl" -o "$bin" "$wl/$name.c" "$wl/wl.c"
