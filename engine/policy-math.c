@@ -436,6 +436,13 @@ static void numa_give(int64_t *deficit, uint64_t *ret, size_t i, uint64_t bytes)
 		deficit[i] = INT64_MIN;
 }
 
+uint64_t mc_numa_weight(uint64_t inactive, uint64_t refault, unsigned hold)
+{
+	uint64_t back = hold && refault > UINT64_MAX / hold ? UINT64_MAX : refault * hold;
+
+	return inactive > back ? inactive - back : 0;
+}
+
 void mc_numa_split(int64_t *deficit, const uint64_t *weight, size_t n, uint64_t amount,
 		   uint64_t unit, uint64_t *ret)
 {

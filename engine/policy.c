@@ -99,7 +99,9 @@
  *    Fallback counters are reported as notes when they grew.
  * 4. NUMA. Each reclaim of a group with more than one node is split by
  *    node: weighted (deficit round-robin over inactive_file, plus
- *    inactive_anon with swap; v1's numa_stat has only file and anon) or
+ *    inactive_anon with swap; v1's numa_stat has only file and anon; a
+ *    node's weight less what it refaulted in the last interval times the
+ *    hold, so the node whose cache is read again gives less) or
  *    round-robin, in units of 2 MiB for THP groups, else pages. Only v2
  *    with memctl's kernel patch can reclaim per node; elsewhere the split
  *    is shown and one note per call says it is not enforced.
@@ -165,6 +167,8 @@ struct gstate {
 	bool fallback_valid;
 	int64_t *deficit;        /* NUMA deficit per node */
 	size_t n_deficit;
+	uint64_t *node_refault;  /* last workingset_refault per node, pages */
+	size_t n_node_refault;
 	size_t rr_next;          /* round-robin: next node */
 };
 
@@ -249,6 +253,8 @@ struct node {
 	bool numa_touched;
 	int64_t *new_deficit;
 	size_t n_new_deficit;
+	uint64_t *node_refault_now;        /* per node, pages; NULL: not counted */
+	uint64_t *node_refault_bytes;      /* per node, since the last interval */
 	size_t new_rr;
 };
 
@@ -369,6 +375,7 @@ static void gstate_clear(struct gstate *g)
 {
 	free(g->path);
 	free(g->deficit);
+	free(g->node_refault);
 }
 
 void mc_policy_free(struct mc_policy *pol)
@@ -680,6 +687,42 @@ static void node_reclaimed(struct build *b, struct node *nd)
 	if (nd->low_events_now_valid && st->low_events_valid && nd->low_events_now > st->low_events)
 		nd->low_breaches = nd->low_events_now - st->low_events;
 	nd->breached = st->breached || nd->low_breaches;
+}
+
+/*
+ * `numa: weighted`: what nd refaulted on each node since the last interval
+ * (v2's memory.numa_stat counts workingset_refault_* per node; v1's has
+ * none). Leaves the arrays NULL where they are not counted. Returns 0 or
+ * -ENOMEM.
+ */
+static int node_numa_refaults(struct build *b, struct node *nd)
+{
+	const struct mc_group_snap *g = nd->g;
+	const struct gstate *st = &b->pol->g[nd->st];
+	size_t n = g->n_numa;
+
+	if (b->p->numa != MC_NUMA_WEIGHTED || n <= 1)
+		return 0;
+	nd->node_refault_now = calloc(n, sizeof(*nd->node_refault_now));
+	nd->node_refault_bytes = calloc(n, sizeof(*nd->node_refault_bytes));
+	if (!nd->node_refault_now || !nd->node_refault_bytes)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = 0, f = 0;
+		bool have = mc_kvs_get(&g->numa[i], "workingset_refault_file", &f) == 0;
+
+		have |= mc_kvs_get(&g->numa[i], "workingset_refault_anon", &a) == 0;
+		if (!have) {
+			free(nd->node_refault_now);
+			free(nd->node_refault_bytes);
+			nd->node_refault_now = nd->node_refault_bytes = NULL;
+			return 0;
+		}
+		nd->node_refault_now[i] = a + f;
+		nd->node_refault_bytes[i] = delta_bytes(b, true, a + f, st->n_node_refault == n,
+							st->n_node_refault == n ? st->node_refault[i] : 0);
+	}
+	return 0;
 }
 
 /* Counters and sizes from memory.stat, and what they mean against the state. */
@@ -1558,14 +1601,18 @@ out:
 
 /* ---- 3/4. reclaims ---- */
 
-static uint64_t numa_weight(const struct build *b, const struct mc_kvs *kv)
+/* Node i's weight in nd's split: its reclaimable cache, less its refaults. */
+static uint64_t numa_weight(const struct build *b, const struct node *nd, size_t i)
 {
+	const struct mc_kvs *kv = &nd->g->numa[i];
 	uint64_t f = 0, a = 0;
 
 	if (mc_kvs_get(kv, "inactive_file", &f) < 0)
 		mc_kvs_get(kv, "file", &f);
 	if (b->cfg->swap && mc_kvs_get(kv, "inactive_anon", &a) < 0)
 		mc_kvs_get(kv, "anon", &a);
+	if (b->p->numa == MC_NUMA_WEIGHTED && nd->node_refault_bytes)
+		return mc_numa_weight(f + a, nd->node_refault_bytes[i], b->cfg->ws_hold);
 	return f + a;
 }
 
@@ -1592,7 +1639,7 @@ static int numa_split(struct build *b, struct node *nd, uint64_t bytes, uint64_t
 	if (!w || !out)
 		goto nomem;
 	for (size_t i = 0; i < n; i++)
-		w[i] = numa_weight(b, &g->numa[i]);
+		w[i] = numa_weight(b, nd, i);
 	if (b->p->numa == MC_NUMA_ROUND_ROBIN) {
 		nd->new_rr = st->rr_next;
 		mc_numa_round_robin(&nd->new_rr, w, n, bytes, unit, out);
@@ -1613,8 +1660,9 @@ static int numa_split(struct build *b, struct node *nd, uint64_t bytes, uint64_t
 	if (list && b->p->numa == MC_NUMA_ROUND_ROBIN) {
 		list = xcat(list, " (round-robin)");
 	} else if (list) {
-		list = xcat(list, " (weights: %s%s", v1 ? "file" : "inactive file",
-			    b->cfg->swap ? (v1 ? " + anon" : " + inactive anon") : "");
+		list = xcat(list, " (weights: %s%s%s", v1 ? "file" : "inactive file",
+			    b->cfg->swap ? (v1 ? " + anon" : " + inactive anon") : "",
+			    nd->node_refault_bytes ? ", less what the node refaulted x the hold" : "");
 		for (size_t i = 0; i < n && list; i++)
 			list = xcat(list, "%s %s", i ? "," : "", S(w[i]).s);
 		list = xcat(list, ")");
@@ -1799,6 +1847,16 @@ static void commit(struct build *b)
 		st->reactivate = nd->reactivate_now;
 		st->steal_valid = nd->steal_now_valid;
 		st->steal = nd->steal_now;
+		if (nd->node_refault_now) {
+			free(st->node_refault);
+			st->node_refault = nd->node_refault_now;
+			st->n_node_refault = nd->g->n_numa;
+			nd->node_refault_now = NULL;
+		} else {
+			free(st->node_refault);
+			st->node_refault = NULL;
+			st->n_node_refault = 0;
+		}
 		st->low_events_valid = nd->low_events_now_valid;
 		st->low_events = nd->low_events_now;
 		st->breached = nd->breached && is_protected(nd);
@@ -1838,6 +1896,8 @@ static void nodes_free(struct build *b)
 		free(b->n[i].high_why);
 		free(b->n[i].cap_why);
 		free(b->n[i].new_deficit);
+		free(b->n[i].node_refault_now);
+		free(b->n[i].node_refault_bytes);
 	}
 	free(b->n);
 }
@@ -1948,6 +2008,8 @@ static int decide(struct build *b)
 		struct node *nd = &b->n[i];
 
 		node_stats(b, nd);
+		if ((r = node_numa_refaults(b, nd)) < 0)
+			return r;
 		node_protect(b, nd);
 		node_soft(b, nd);
 		if ((r = node_high(b, nd)) < 0)

@@ -274,6 +274,16 @@ int mc_thp_high(uint64_t high, uint64_t max, unsigned cpus, uint64_t floor, uint
 uint64_t mc_thp_round_up(uint64_t bytes);
 
 /*
+ * The weight of a node for `numa: weighted`: its reclaimable (inactive)
+ * bytes less those that would come back within `hold` intervals at the
+ * rate the group refaulted on the node in the last one (refault bytes x
+ * hold, saturating). A node whose cache is never needed again keeps its
+ * whole size; one whose reclaimed pages come back is reclaiming the
+ * working set and weighs less, down to 0.
+ */
+uint64_t mc_numa_weight(uint64_t inactive, uint64_t refault, unsigned hold);
+
+/*
  * NUMA weighting with deficit round-robin: splits amount over n nodes in
  * units of unit bytes, so that over many calls each node's share of the
  * total follows its share of the weights (proportionally fair), not

@@ -424,6 +424,21 @@ static void test_headroom_and_cap(void)
 
 /* ---- NUMA ---- */
 
+/*
+ * The refaults of a node discount its weight by refault x hold: 75M with
+ * 2M refaulted in the last interval and a hold of 10 weighs 55M; 8M with
+ * 1M weighs 0; without refaults a node keeps its size; a huge refault
+ * count saturates instead of wrapping.
+ */
+static void test_numa_weight(void)
+{
+	tap_eq_u64(mc_numa_weight(75 * M, 2 * M, 10), 55 * M, "numa weight: 75M less 10 x 2M");
+	tap_eq_u64(mc_numa_weight(8 * M, 1 * M, 10), 0, "numa weight: refaults beyond it: 0");
+	tap_eq_u64(mc_numa_weight(225 * M, 0, 10), 225 * M, "numa weight: no refaults: its size");
+	tap_eq_u64(mc_numa_weight(225 * M, UINT64_MAX / 2, 10), 0, "numa weight: saturates");
+	tap_eq_u64(mc_numa_weight(225 * M, 5 * M, 0), 225 * M, "numa weight: hold 0: its size");
+}
+
 static void test_numa_single(void)
 {
 	int64_t def[3] = { 0 };
@@ -776,6 +791,73 @@ static const struct mc_caps caps_v2p = {
 	.page_size = 4096,
 	.mem_total = 16 * G,
 };
+
+/*
+ * On the policy: a group with 64M of inactive cache on node 0 that nobody
+ * reads again and 64M on node 1 that it refaults 1M (256 pages) of an
+ * interval. Interval 1 has no refault history: an equal split of what its
+ * parent needs back (usage 520M over a limit of 512M less a headroom of
+ * 10488K: 18680K). Interval 2: node 1 weighs 64M - 10 x 1M = 54M, node 0
+ * 64M, so node 0 gives more. The line prints one unit: 65536K, 55296K.
+ */
+static uint64_t numa_interval(struct mc_policy *pol, uint64_t rf1_pages, uint64_t ret[2],
+			      char **ret_why)
+{
+	struct gdef rows[] = {
+		{ "", { 512 * M, UNL, 0, 0, NA, UNL }, 520 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "r", { UNL, UNL, 0, 0, NA, UNL }, 520 * M,
+		  { { "inactive_file", 128 * M }, { "active_file", 300 * M } },
+		  { { { "inactive_file", 64 * M }, { "workingset_refault_file", 0 } },
+		    { { "inactive_file", 64 * M }, { "workingset_refault_file", rf1_pages } } }, 2, 0 },
+	};
+	struct mc_group_spec g[1];
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.numa = MC_NUMA_WEIGHTED, .groups = g, .n_groups = 1 };
+	struct mc_snapshot s;
+	struct mc_decisions d;
+	uint64_t total = 0;
+
+	spec_init(&g[0], "r");
+	snap_build(&s, rows, N(rows), 512 * M);
+	if (mc_policy_decide(pol, &p, &s, &caps_v2p, &d, NULL) < 0)
+		abort();
+	ret[0] = ret[1] = 0;
+	for (size_t i = 0; i < d.n_reclaim; i++)
+		if (strcmp(d.reclaim[i].group, "r") == 0 && d.reclaim[i].node_bytes) {
+			ret[0] = d.reclaim[i].node_bytes[0];
+			ret[1] = d.reclaim[i].node_bytes[1];
+			total = d.reclaim[i].bytes;
+			if (ret_why)
+				*ret_why = strdup(d.reclaim[i].reason);
+		}
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+	return total;
+}
+
+static void test_numa_refaults(void)
+{
+	struct mc_policy_config cfg = { .cpus = 1, .ws_hold = 10 };
+	struct mc_policy *pol;
+	uint64_t out[2], total;
+	char *why = NULL;
+
+	if (mc_policy_new(&cfg, &pol) < 0)
+		abort();
+	total = numa_interval(pol, 1000, out, NULL);
+	tap_check(total > 0 && out[0] + out[1] == total &&
+		  (out[0] > out[1] ? out[0] - out[1] : out[1] - out[0]) <= 4096,
+		  "numa refaults 1: no history, an equal split (%llu, %llu)", (unsigned long long)out[0],
+		  (unsigned long long)out[1]);
+	total = numa_interval(pol, 1000 + 256, out, &why);
+	tap_check(total > 0 && out[0] + out[1] == total && out[0] > out[1],
+		  "numa refaults 2: the node that refaults gives less (%llu, %llu)",
+		  (unsigned long long)out[0], (unsigned long long)out[1]);
+	check_reason("numa refaults 2", why ? why : "",
+		     "(weights: inactive file, less what the node refaulted x the hold 65536K, 55296K)");
+	free(why);
+	mc_policy_free(pol);
+}
 
 static const struct mc_caps caps_v1 = {
 	.ver = MC_CGV1,
@@ -2242,6 +2324,8 @@ int main(void)
 	test_thp();
 	test_headroom_and_cap();
 	test_numa_single();
+	test_numa_weight();
+	test_numa_refaults();
 	test_numa_converge();
 	test_check();
 	test_config();
