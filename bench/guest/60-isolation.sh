@@ -40,8 +40,8 @@ pair_profile /tmp/isolation.yaml P $LIMIT "web: { protect: active }" "hog: {}"
 
 # nearest-rank percentile $1 (0-100) of the numbers on stdin
 pctl() { sort -n | awk -v p="$1" '{ v[NR] = $1 } END { k = int(p / 100 * NR + 0.999999); if (k < 1) k = 1; if (NR) print v[k] }'; }
-ooms() { cat $CG/P/memory.events $CG/P/web/memory.events $CG/P/hog/memory.events 2>/dev/null |
-	awk '$1 == "oom_kill" { s += $2 } END { print s + 0 }'; }
+# P's memory.events is hierarchical: it counts the kills in web and hog too
+ooms() { awk '$1 == "oom_kill" { s += $2 } END { print s + 0 }' $CG/P/memory.events 2>/dev/null; }
 
 # scenario NAME MODE(none|oracle|knob|memctl) ROUND
 scenario() {
