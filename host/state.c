@@ -160,7 +160,7 @@ static int open_dir(const char *dir, bool create, int *ret_fd, char **why)
 {
 	struct stat st;
 	struct dirent *de;
-	DIR *d;
+	DIR *d = NULL;
 	int fd, r;
 
 	if ((fd = mc_state_open_dir(dir, create, why)) < 0)
@@ -791,7 +791,7 @@ static int list_journals(int dirfd, char ***ret, size_t *ret_n)
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
-	DIR *d;
+	DIR *d = NULL;
 	int r;
 
 	if ((r = mc_state_dir_stream(dirfd, &d)) < 0)
