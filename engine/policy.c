@@ -13,8 +13,13 @@
  * effective limit minus a headroom (the limit is the smallest max on the
  * way up, the parent's being the snapshot's parent_limit, which is RAM for
  * an unlimited parent, so an unlimited parent far below RAM needs nothing),
- * or when its PSI "some" avg10 is above the threshold (then at least the
- * headroom). On a host without memory.high (v1), usage above the profile's
+ * or when its PSI "some" avg10, less what limits explain, is above the
+ * threshold (then at least the headroom). Limits explain all of a node's
+ * pressure when it sits within two headrooms of its limit (its usage
+ * demand serves that limit; more reclaim only brings thrashing pages
+ * back), and otherwise what they explain of its children's, at most its
+ * own: a parent far below its limit whose child thrashes at the child's
+ * own limit has no pressure of its own to relieve. On a host without memory.high (v1), usage above the profile's
  * high is demand too: memctl emulates high. Demand is rounded up to a page.
  *
  * 1. Soft-limit ordering. A node's demand is split over its children by
@@ -243,6 +248,8 @@ struct node {
 	uint64_t cap;
 	char *cap_why;
 	/* demand */
+	double psi_limits;                 /* of its PSI some avg10, what limits explain */
+	double psi_kids;                   /* its children's psi_limits, summed */
 	uint64_t demand;
 	char *why;
 	uint64_t emu;                      /* usage above an emulated high */
@@ -991,7 +998,42 @@ static bool is_protected(const struct node *nd)
 			    nd->spec->protect == MC_PROTECT_SIZE);
 }
 
-/* What node i needs back on its own account, and why. */
+/* A cgroup limit of nd's own or an ancestor's, not the host's RAM. */
+static bool limited(const struct build *b, const struct node *nd)
+{
+	return nd->limit != MC_SIZE_MAX && !(b->caps->mem_total && nd->limit >= b->caps->mem_total);
+}
+
+/*
+ * How much of each node's memory pressure (PSI some avg10, %) cgroup
+ * limits explain: all of it when the node is within two headrooms of a
+ * limit (its own or an ancestor's: its tasks stall in that limit's
+ * reclaim, and its usage demand is what serves it), else what its
+ * children's limits explain, summed, at most its own. Children come after
+ * their parent in b->n, so one pass from the end sees them first.
+ */
+static void psi_limits_pass(struct build *b)
+{
+	for (size_t i = b->len; i-- > 0;) {
+		struct node *nd = &b->n[i];
+		double own = nd->g && nd->g->psi.valid ? nd->g->psi.some_avg10 : 0.0;
+		uint64_t h2 = 2 * mc_policy_headroom(nd->limit, b->cfg->headroom, b->page);
+
+		if (limited(b, nd) && nd->usage_valid && nd->usage > (nd->limit > h2 ? nd->limit - h2 : 0))
+			nd->psi_limits = own;
+		else
+			nd->psi_limits = nd->psi_kids < own ? nd->psi_kids : own;
+		if (i)
+			b->n[nd->parent].psi_kids += nd->psi_limits;
+	}
+}
+
+/*
+ * What node i needs back on its own account, and why. Memory pressure adds
+ * a headroom only where limits do not explain it (psi_limits_pass): a
+ * group stalling at its limit is thrashing, and reclaiming more from it,
+ * or from its parent for it, brings the pages back at once.
+ */
 static int own_demand(struct build *b, struct node *nd, uint64_t *ret, char **ret_why)
 {
 	const struct mc_group_snap *g = nd->g;
@@ -1011,13 +1053,18 @@ static int own_demand(struct build *b, struct node *nd, uint64_t *ret, char **re
 				return -ENOMEM;
 		}
 	}
-	if (g && g->psi.valid && g->psi.some_avg10 > b->cfg->psi_some_threshold) {
+	if (g && g->psi.valid && g->psi.some_avg10 - nd->psi_limits > b->cfg->psi_some_threshold) {
+		char lim[64] = "";
+
+		if (nd->psi_limits > 0)
+			snprintf(lim, sizeof(lim), ", %.2f%% of it not at limits below,",
+				 g->psi.some_avg10 - nd->psi_limits);
 		if (why)
-			why = xcat(why, ", memory pressure %.2f%% above %.2f%%", g->psi.some_avg10,
+			why = xcat(why, ", memory pressure %.2f%%%s above %.2f%%", g->psi.some_avg10, lim,
 				   b->cfg->psi_some_threshold);
 		else
-			why = mc_asprintf("memory pressure %.2f%% (some avg10) above %.2f%%: headroom %s",
-					g->psi.some_avg10, b->cfg->psi_some_threshold, S(h).s);
+			why = mc_asprintf("memory pressure %.2f%% (some avg10)%s above %.2f%%: headroom %s",
+					g->psi.some_avg10, lim, b->cfg->psi_some_threshold, S(h).s);
 		if (!why)
 			return -ENOMEM;
 		d = max64(d, h);
@@ -1126,6 +1173,7 @@ static int split_node(struct build *b, size_t i)
 
 static int demand_pass(struct build *b)
 {
+	psi_limits_pass(b);
 	for (size_t i = 0; i < b->len; i++) {
 		struct node *nd = &b->n[i];
 		uint64_t own;
@@ -1498,8 +1546,6 @@ static int sibling_caps(struct build *b, size_t i)
 	const struct node *failed = v1 ? NULL : low_failed(b, i);
 	char *list = NULL, *because = NULL;
 	size_t n_prot = 0;
-	bool limited = nd->limit != MC_SIZE_MAX &&
-		       !(b->caps->mem_total && nd->limit >= b->caps->mem_total);
 	int r = 0;
 
 	if (!v1 && !failed)
@@ -1509,9 +1555,9 @@ static int sibling_caps(struct build *b, size_t i)
 
 		if (c->parent != i || !is_protected(c) || !c->protect)
 			continue;
-		if (!limited && !v1)
+		if (!limited(b, nd) && !v1)
 			continue;
-		if (!limited) {
+		if (!limited(b, nd)) {
 			/* Nothing to leave room in: only memctl's own reclaims spare it. */
 			r = push_note(b, mc_asprintf("'%s' is protected only from memctl's reclaims: '%s' has no memory limit to leave it room in (cgroup v1 has no memory.low)",
 						   c->path, subject(b, nd)));

@@ -2130,6 +2130,71 @@ static void test_decide_nested_psi(void)
 	mc_policy_free(pol);
 }
 
+/*
+ * Pressure that a limit explains adds no demand. Q (max 128M, headroom 8M)
+ * holds 126M, within two headrooms of its limit, and its tasks stall 40%
+ * of the time; the host's parent (RAM, no limit) 42%. Q's pressure is its
+ * limit's: it needs back what its usage is over limit - headroom, 6M, and
+ * the parent's 42% less the 40% Q explains is under the threshold. With Q
+ * at 60M, far below its limit, nothing explains its stalls: the headroom,
+ * 8M, is its demand.
+ */
+static uint64_t psi_limits_case(uint64_t q_usage, char **ret_why)
+{
+	struct mc_policy_config cfg = { .headroom = 8 * M, .cpus = 1 };
+	struct gdef rows[] = {
+		{ "", { UNL, UNL, 0, 0, NA, UNL }, 200 * M, { { 0 } }, { { { 0 } } }, 0, 42.0 },
+		{ "Q", { 128 * M, UNL, 0, 0, NA, UNL }, q_usage, { { 0 } }, { { { 0 } } }, 0, 40.0 },
+		{ "Q/a", { UNL, UNL, 0, 0, NA, UNL }, q_usage / 2, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "Q/b", { UNL, UNL, 0, 0, NA, UNL }, q_usage / 2, { { 0 } }, { { { 0 } } }, 0, 0 },
+	};
+	struct mc_group_spec top[1], kids[2];
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.numa = MC_NUMA_OFF, .groups = top, .n_groups = 1 };
+	struct mc_snapshot s;
+	struct mc_decisions d;
+	struct mc_policy *pol;
+	uint64_t got = 0;
+
+	spec_init(&top[0], "Q");
+	spec_init(&kids[0], "a");
+	kids[0].knob[MC_KNOB_SOFT] = B(128 * M);
+	spec_init(&kids[1], "b");
+	kids[1].knob[MC_KNOB_SOFT] = B(0);
+	top[0].children = kids;
+	top[0].n_children = 2;
+	if (mc_policy_new(&cfg, &pol) < 0)
+		abort();
+	snap_build(&s, rows, N(rows), 16 * G);
+	if (mc_policy_decide(pol, &p, &s, &caps_v2, &d, NULL) < 0)
+		abort();
+	for (size_t i = 0; i < d.n_reclaim; i++) {
+		got += d.reclaim[i].bytes;
+		if (ret_why && strcmp(d.reclaim[i].group, "Q/b") == 0)
+			*ret_why = strdup(d.reclaim[i].reason);
+	}
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+	mc_policy_free(pol);
+	return got;
+}
+
+static void test_psi_limits(void)
+{
+	char *why = NULL;
+
+	tap_eq_u64(psi_limits_case(126 * M, &why), 6 * M, "psi at a limit: the usage demand only");
+	check_reason("psi at a limit", why ? why : "", "(usage 126M above limit 128M minus headroom 8M)");
+	tap_check(why && !strstr(why, "pressure"), "psi at a limit: no pressure in the reason: %s",
+		  why ? why : "(none)");
+	free(why);
+	why = NULL;
+	tap_eq_u64(psi_limits_case(60 * M, &why), 8 * M, "psi far below the limit: the headroom");
+	check_reason("psi below a limit", why ? why : "",
+		     "(memory pressure 40.00% (some avg10) above 10.00%: headroom 8M)");
+	free(why);
+}
+
 /* A THP group whose max leaves no room: a diagnostic at the high key, no setting. */
 static void test_decide_thp_erange(void)
 {
@@ -2334,6 +2399,7 @@ int main(void)
 	test_decide_v1();
 	test_v1_caps();
 	test_decide_nested_psi();
+	test_psi_limits();
 	test_protect_switches();
 	test_decide_thp_erange();
 	test_decide_numa_state();
