@@ -282,7 +282,8 @@ for name in "${names[@]}"; do
 		done ;;
 	softlimit)
 		table softlimit "two memory-hungry jobs, two groups, one parent limit (x = ratio to no soft limit)" \
-			none a_elapsed x:a_elapsed a_majflt x:a_majflt b_elapsed b_majflt elapsed x:elapsed majflt x:majflt
+			none a_elapsed x:a_elapsed a_majflt x:a_majflt b_elapsed b_majflt elapsed x:elapsed majflt x:majflt \
+			memctl_cpu memctl_reclaims memctl_got_mib
 		spread softlimit memctl "none both0 order oracle memctl-aa" a_majflt elapsed majflt ;;
 	numa)
 		table numa "random reads beyond the group's limit, uneven page cache on 2 nodes (x = ratio to round-robin)" \

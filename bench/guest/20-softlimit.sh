@@ -23,7 +23,9 @@
 # Per scenario: each job's elapsed and major faults, and for the pair the
 # time until both finished (elapsed) and their major faults together;
 # memctl's CPU seconds (memctl_cpu, of which memctl_sys in the kernel: its
-# reclaims) from its start to its stop, the jobs' fill included. Two
+# reclaims) from its start to its stop, the jobs' fill included, and from
+# its log the reclaims it asked for (memctl_reclaims), what they got
+# (memctl_got_mib) and their CPU time (memctl_reclaim_cpu_s). Two
 # jobs thrashing against each other are bimodal (the same scenario took 7 s
 # or 45 s in different boots), so the full mode runs ROUNDS rounds of the
 # scenarios, interleaved, and the table shows medians (every round is in
@@ -82,6 +84,8 @@ scenario() {
 	wait $pa; wait $pb
 	t1=$(ucs)
 	memctl_stop
+	MEMCTL_NRECL=0 MEMCTL_RGOT=0 MEMCTL_RCPU=0
+	[ $mode = memctl ] && memctl_reclaims /tmp/softlimit-$name.log
 	[ $mode = memctl ] && [ $QUICK = 1 ] && sed 's/^/memctl: /' /tmp/softlimit-$name.log | tail -n 20
 	a=$(cat /tmp/a.out) b=$(cat /tmp/b.out)
 	case $a$b in *elapsed=*elapsed=*) ;; *) berr "$name: a job failed: $a $b"; rmgroup Q; return ;; esac
@@ -89,7 +93,8 @@ scenario() {
 	bench_round $name mode=$mode a_elapsed=$(field elapsed "$a") a_majflt=$am \
 		b_elapsed=$(field elapsed "$b") b_majflt=$bm elapsed=$(secs $t0 $t1) \
 		majflt=$((am + bm)) b_pgsteal=$(stat pgsteal Q/b) a_pgsteal=$(stat pgsteal Q/a) \
-		memctl_cpu=$MEMCTL_CPU memctl_sys=$MEMCTL_SYS
+		memctl_cpu=$MEMCTL_CPU memctl_sys=$MEMCTL_SYS memctl_reclaims=$MEMCTL_NRECL \
+		memctl_got_mib=$MEMCTL_RGOT memctl_reclaim_cpu_s=$MEMCTL_RCPU
 	rmgroup Q
 }
 

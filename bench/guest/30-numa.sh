@@ -95,11 +95,8 @@ scenario() {
 	none) ;;
 	oracle) nreclaims=1 ;;
 	*)
-		nreclaims=$(grep -c ': reclaim ' /tmp/numa-$name.log)
-		# "got SIZE in W ms, cpu C ms" of each reclaim
-		set -- $(sed -n 's/.*: reclaim .* in \([0-9.]*\) ms, cpu \([0-9.]*\) ms.*/\1 \2/p' /tmp/numa-$name.log |
-			awk '{ w += $1; c += $2 } END { printf "%.3f %.3f", w / 1000, c / 1000 }')
-		rwall=$1 rcpu=$2
+		memctl_reclaims /tmp/numa-$name.log
+		nreclaims=$MEMCTL_NRECL rwall=$MEMCTL_RWALL rcpu=$MEMCTL_RCPU
 		[ $QUICK = 1 ] && sed 's/^/memctl: /' /tmp/numa-$name.log | tail -n 8 ;;
 	esac
 	el=$(field elapsed "$out")

@@ -130,6 +130,18 @@ memctl_stop() {
 	MEMCTL_PID=
 }
 
+# memctl_reclaims LOG: from memctl run's log, its reclaims (MEMCTL_NRECL),
+# what they got (MEMCTL_RGOT, MiB) and their wall and CPU seconds
+# (MEMCTL_RWALL, MEMCTL_RCPU: "got SIZE in W ms, cpu C ms" of each)
+memctl_reclaims() {
+	set -- $(sed -n 's/.*: reclaim .*got \([0-9]*[KMGT]*\) in \([0-9.]*\) ms, cpu \([0-9.]*\) ms.*/\1 \2 \3/p' "$1" |
+		awk '{ u = substr($1, length($1)); m = 1 / 1048576
+		       if (u == "K") m = 1 / 1024; else if (u == "M") m = 1; else if (u == "G") m = 1024; else if (u == "T") m = 1048576
+		       n++; g += ($1 + 0) * m; w += $2; c += $3 }
+		     END { printf "%d %.1f %.3f %.3f", n, g, w / 1000, c / 1000 }')
+	MEMCTL_NRECL=$1 MEMCTL_RGOT=$2 MEMCTL_RWALL=$3 MEMCTL_RCPU=$4
+}
+
 # pair_profile FILE GROUP LIMIT_MIB "CHILD: SPEC" "CHILD: SPEC": a profile
 # of one group below the root with a limit and two children, run every
 # second.
