@@ -13,8 +13,8 @@
 #                reclaim takes from b first
 #   memctl       memctl run with the same soft limits as order: on the
 #                patched kernel memctl writes memory.soft_limit, on the
-#                stock kernel it emulates the ordering (memory.low for a,
-#                reclaims from b first)
+#                stock kernel it emulates the ordering (memory.low for a;
+#                b is then the kernel's reclaim's first choice)
 #   memctl-aa    memctl again, later in the same round: the A/A control
 #   oracle       what an expert who knows a's size sets by hand, on either
 #                kernel: a's memory.low = its buffer + 4 MiB (b is left
