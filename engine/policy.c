@@ -1780,7 +1780,7 @@ static bool kernel_spares(const struct build *b, const struct node *c)
 /*
  * A share of its parent's demand that memctl leaves to the kernel (v2):
  * nd is above its soft limit, has no demand of its own (emulated high),
- * and the kernel spares every sibling that is to be spared. Then the
+ * some sibling is to be spared, and the kernel spares every such one. Then the
  * kernel's limit reclaim takes from nd first anyway, when the memory is
  * needed and not before; memctl's reclaim of the headroom ahead of it
  * only moves that reclaim into memctl's context, and for a group that
@@ -1794,17 +1794,26 @@ static bool kernel_spares(const struct build *b, const struct node *c)
  */
 static bool reclaim_futile(const struct build *b, const struct node *nd)
 {
+	bool spared = false;
+
 	if (b->caps->ver != MC_CGV2 || nd->emu || !nd->take || nd->soft == MC_SIZE_MAX ||
 	    !nd->usage_valid || nd->usage <= nd->soft)
 		return false;
 	for (size_t j = nd->parent + 1, k = 0; j < b->len && k < b->n[nd->parent].n_kids; j++) {
-		if (b->n[j].parent != nd->parent)
+		const struct node *c = &b->n[j];
+
+		if (c->parent != nd->parent)
 			continue;
 		k++;
-		if (&b->n[j] != nd && !kernel_spares(b, &b->n[j]))
+		if (c == nd)
+			continue;
+		if (!kernel_spares(b, c))
 			return false;
+		/* one to spare: protected, or below its soft limit */
+		spared |= is_protected(c) || (c->soft != MC_SIZE_MAX && c->usage <= c->soft);
 	}
-	return true;
+	/* With nobody to spare there is no ordering, and the headroom is memctl's to keep. */
+	return spared;
 }
 
 static int node_reclaim(struct build *b, struct node *nd, char **numa_names)

@@ -2181,6 +2181,43 @@ static uint64_t psi_limits_case(uint64_t q_usage, char **ret_why)
 	return got;
 }
 
+/*
+ * With every child above its soft limit nobody is to be spared: there is
+ * no ordering for the kernel to keep, and the headroom is memctl's. Q (max
+ * 128M, headroom 8M) at 126M, both children at soft limit 0: memctl
+ * reclaims the 6M itself, 3M from each.
+ */
+static void test_soft_all_above(void)
+{
+	struct mc_policy_config cfg = { .headroom = 8 * M, .cpus = 1 };
+	struct gdef rows[] = {
+		{ "", { 128 * M, UNL, 0, 0, NA, UNL }, 126 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "a", { UNL, UNL, 0, 0, NA, UNL }, 63 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "b", { UNL, UNL, 0, 0, NA, UNL }, 63 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+	};
+	struct mc_group_spec g[2];
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.numa = MC_NUMA_OFF, .groups = g, .n_groups = 2 };
+	struct mc_snapshot s;
+	struct mc_decisions d;
+	struct mc_policy *pol;
+
+	spec_init(&g[0], "a");
+	g[0].knob[MC_KNOB_SOFT] = B(0);
+	spec_init(&g[1], "b");
+	g[1].knob[MC_KNOB_SOFT] = B(0);
+	if (mc_policy_new(&cfg, &pol) < 0)
+		abort();
+	snap_build(&s, rows, N(rows), 128 * M);
+	if (mc_policy_decide(pol, &p, &s, &caps_v2, &d, NULL) < 0)
+		abort();
+	tap_eq_str(dec_str(&d, &caps_v2, true), "a 3M; b 3M",
+		   "soft limits, all above: memctl keeps the headroom itself");
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+	mc_policy_free(pol);
+}
+
 static void test_psi_limits(void)
 {
 	char *why = NULL;
@@ -2402,6 +2439,7 @@ int main(void)
 	test_v1_caps();
 	test_decide_nested_psi();
 	test_psi_limits();
+	test_soft_all_above();
 	test_protect_switches();
 	test_decide_thp_erange();
 	test_decide_numa_state();
