@@ -24,10 +24,11 @@
 #
 #   bench/record.sh [--quick] [--groups 1000] [--rounds 96] [--gap 2.1] [--busy 0]
 #
-# --busy N puts a sleeping process in each of the first N groups (an empty
-# group's processes are not read on cgroup v1 until its cgroup.procs or
-# tasks is written, see host/subtree.c: --busy 1000 measures every group
-# read).
+# --busy N puts a sleeping process in each of the first N groups. On cgroup
+# v1 an empty group's processes are not read until its cgroup.procs or
+# tasks is written, and a group's that holds some only when the kernel
+# reports a fork or an exit of one of them, a write, or at every 16th
+# sample (see host/subtree.c); --busy 1000 measures the latter.
 #
 # Medians with the first and third quartile over the rounds (bench/stats.sh);
 # p: two-sided Mann-Whitney test against the snapshot's own rounds. --quick
@@ -112,10 +113,13 @@ per 8 2 | row "task counts by path (the way before) / snapshot CPU" - "an open o
 awk -F'\t' -v w="$WARM" 'NR > 1 && $1 >= w && $2 > 0 { print ($4 + $5) / $2 }' "$BENCH_RESULTS/cost.raw" |
 	row "recording cost / snapshot CPU, everything counted" "<= 0.10" \
 		"task counts, /proc files and append over the snapshot; rounds ${GAP}s apart"
+awk -F'\t' -v w="$WARM" 'NR > 1 && $1 >= w && $3 > 0 { print ($4 + $5) / $3 }' "$BENCH_RESULTS/cost.raw" |
+	row "recording cost / snapshot-aa CPU, everything counted" - \
+		"the same over the second snapshot, taken warm just before the sample as the extras are"
 awk -F'\t' -v w="$WARM" 'NR > 1 && $1 >= w && $2 > 0 { s += ($4 + $5) / $2; n++ } END { if (n) printf "%.3f", s / n }' \
 	"$BENCH_RESULTS/cost.raw" > "$T_TMP/mean"
 tsv_row "recording cost / snapshot CPU, mean of the rounds" "$(cat "$T_TMP/mean")" - - $((ROUNDS - WARM)) - - \
-	"the median hides v1's every-8th afresh open of each group's cgroup.procs"
+	"the median hides the rounds that read more cgroup.procs (v1: every 8th read of one opens it afresh)"
 per 9 2 | row "release of the sample before / snapshot CPU" - \
 	"its snapshot's free, not counted above (a snapshot is freed whether it is recorded or not)"
 awk -F'\t' -v w="$WARM" 'NR > 1 && $1 >= w && $2 > 0 { print ($4 + $5 + $9) / $2 }' "$BENCH_RESULTS/cost.raw" |

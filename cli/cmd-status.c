@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "procev.h"
 #include "systemd.h"
 
 static const char *layout_name(enum mc_layout l)
@@ -33,10 +34,29 @@ struct feature {
 	const char *absent_means;
 };
 
-#define N_FEATURES 4
+#define N_FEATURES 5
 
-static void features(const struct mc_host_status *st, struct feature ret[N_FEATURES])
+/*
+ * Whether the kernel's fork and exit events reach memctl (cgroup v1
+ * only: they spare the task counts' reads of groups that hold processes,
+ * host/subtree.c); why not into why.
+ */
+static bool task_events(char *why, size_t len)
 {
+	struct mc_procev *p;
+	int r = mc_procev_open(&p);
+
+	mc_procev_close(p);
+	snprintf(why, len, "no fork and exit events from the kernel's proc connector (%s): "
+		 "memctl record reads every group's task count each sample", strerror(-r));
+	return r == 0;
+}
+
+/* The host's features; returns how many (task_events on a real v1 host only). */
+static int features(const struct mc_host_status *st, struct feature ret[N_FEATURES])
+{
+	static char why[192];
+
 	ret[0] = (struct feature){ "pressure", st->psi,
 				   st->memory_version == MC_CGV1
 				   ? "cgroup v1 has no per-group memory.pressure: pressure-triggered reclaim is not possible"
@@ -47,6 +67,12 @@ static void features(const struct mc_host_status *st, struct feature ret[N_FEATU
 				   "no per-node statistics: NUMA weights cannot be computed" };
 	ret[3] = (struct feature){ "reclaim", st->reclaim,
 				   "no memory.reclaim: reclaim is done by lowering the limit and restoring it" };
+	if (st->memory_version != MC_CGV1 || st->layout == MC_LAYOUT_FAKE)
+		return 4;
+	ret[4].name = "task_events";
+	ret[4].present = task_events(why, sizeof(why));
+	ret[4].absent_means = why;
+	return 5;
 }
 
 /*
@@ -228,6 +254,7 @@ static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, boo
 {
 	FILE *f = ctx->out_f;
 	struct feature fe[N_FEATURES];
+	int nf;
 
 	fprintf(f, "{\"layout\":\"%s\",\"memory_version\":%d,\"memory_mount\":",
 		layout_name(st->layout), st->memory_version);
@@ -270,8 +297,8 @@ static void status_json(struct mc_ctx *ctx, const struct mc_host_status *st, boo
 		}
 	}
 	fputs("},\"features\":{", f);
-	features(st, fe);
-	for (int i = 0; i < N_FEATURES; i++)
+	nf = features(st, fe);
+	for (int i = 0; i < nf; i++)
 		fprintf(f, "%s\"%s\":%s", i ? "," : "", fe[i].name, fe[i].present ? "true" : "false");
 	fprintf(f, "},\"cpus_online\":%d,\"numa_nodes\":%d,\"journal_pending\":%s}\n",
 		st->cpus_online, st->numa_nodes, journal ? "true" : "false");
@@ -314,6 +341,7 @@ static void tables_text(FILE *f, const struct mc_host_status *st)
 {
 	struct policy_mech pm[5];
 	struct feature fe[N_FEATURES];
+	int nf;
 
 	fputs("mounts\n", f);
 	for (size_t i = 0; i < st->n_mounts; i++)
@@ -329,8 +357,8 @@ static void tables_text(FILE *f, const struct mc_host_status *st)
 		fprintf(f, "  %-*s %-9s %s\n", mc_name_col(), pm[i].name, mech_name(pm[i].mech),
 			pm[i].how);
 	fputs("features\n", f);
-	features(st, fe);
-	for (int i = 0; i < N_FEATURES; i++) {
+	nf = features(st, fe);
+	for (int i = 0; i < nf; i++) {
 		if (fe[i].present)
 			fprintf(f, "  %-*s yes\n", mc_name_col(), fe[i].name);
 		else

@@ -65,6 +65,7 @@
 #include "buf.h"
 #include "host-internal.h"
 #include "names.h"
+#include "procev.h"
 #include "subtree.h"
 
 struct sub_grp;
@@ -99,6 +100,16 @@ struct sub_grp {
 	bool procs_empty;       /* no process at a fresh read under both watches, no write since */
 	bool pop_known;         /* v2: populated holds cgroup.events' value, no event since */
 	bool populated;
+	/* v1 groups that hold processes, counted without a read (see mc_subtree_tasks) */
+	pid_t *pids;            /* at the last read, sorted; with the proc connector only */
+	size_t n_pids, cap_pids;
+	uint64_t nprocs;        /* processes at the last read */
+	bool procs_read;        /* nprocs (and pids) hold a read's result */
+	bool procs_known;       /* nprocs is still right: nothing reported a change since */
+	bool procs_written;     /* a write to cgroup.procs or tasks since the last pass began */
+	unsigned char procs_due;   /* reads still to make before it can be known again */
+	unsigned char procs_skip;  /* passes left before the known count is read again */
+	unsigned long procs_pass;  /* the pass of the last read */
 	/* knob files' values kept while their inotify watch reports no write (see kept_knobs) */
 	int kwd[MC_KNOB__COUNT];            /* watch of the kept descriptor; -1: none */
 	bool kept[MC_KNOB__COUNT];          /* kval / kvalid / kbad hold the file's value */
@@ -128,6 +139,13 @@ struct mc_subtree {
 	size_t preads;          /* files read (mc_subtree_preads) */
 	bool pending;           /* a group was marked dirty or stale since the last walk */
 	size_t unwatched;       /* groups without a watch: listed at every scan */
+	/* the proc connector (v1 task counts, see mc_subtree_tasks) */
+	struct mc_procev *pev;
+	int pev_err;            /* why there is none: 0 not tried yet, -errno */
+	unsigned long pass;     /* passes over the groups' task counts begun */
+	pid_t *ev;              /* thread-group ids whose groups changed, for the next pass */
+	size_t n_ev, cap_ev;
+	unsigned stagger;
 	struct host_buf dents;  /* getdents buffer, reused */
 	struct host_keys keys[HOST_KEYS__COUNT];  /* per file, see names.h */
 };
@@ -173,6 +191,10 @@ static void procs_forget(struct mc_subtree *t, struct sub_grp *g)
 	g->pwd_tried = false;
 	g->procs_empty = false;
 	g->pop_known = false;
+	free(g->pids);
+	g->pids = NULL;
+	g->n_pids = g->cap_pids = 0;
+	g->procs_read = g->procs_known = false;
 }
 
 static void grp_close_files(struct mc_subtree *t, struct sub_grp *g)
@@ -486,6 +508,17 @@ static bool wd_in(const int *wds, size_t n, int wd)
 }
 
 /*
+ * g's processes may have changed: read them at the next pass, at its
+ * start, and once more at the pass after (see mc_subtree_tasks).
+ */
+static void procs_changed(struct sub_grp *g)
+{
+	g->procs_empty = g->pop_known = g->procs_known = false;
+	g->procs_written = true;
+	g->procs_due = 2;
+}
+
+/*
  * What the events say about g: a change in its directory makes its listing
  * stale; a write to a knob file of it (or that file's watch gone) drops
  * the value kept; a write to its cgroup.procs or tasks (or a watch gone)
@@ -516,10 +549,10 @@ static void grp_events(struct mc_subtree *t, struct sub_grp *g, const int *wds, 
 		if (g->pwd[k] < 0)
 			continue;
 		if (all || wd_in(wds, n, g->pwd[k]))
-			g->procs_empty = g->pop_known = false;
+			procs_changed(g);
 		if (wd_in(wds, n, -g->pwd[k])) {
 			g->pwd[k] = -1;
-			g->procs_empty = g->pop_known = false;
+			procs_changed(g);
 		}
 	}
 }
@@ -864,6 +897,8 @@ void mc_subtree_free(struct mc_subtree *t)
 		return;
 	grp_free(t, t->root);
 	limit_close(t);
+	mc_procev_close(t->pev);
+	free(t->ev);
 	if (t->inotify >= 0)
 		close(t->inotify);
 	free(t->v);
@@ -1184,6 +1219,28 @@ int mc_subtree_read(struct mc_subtree *t, size_t i, unsigned parts, struct mc_gr
  * that also carries cpuset is left out: cpuset moves the tasks of a group
  * whose CPUs went offline into its parent without a write.
  *
+ * A v1 group that holds processes changes only when one of them forks
+ * (the child stays beside its parent), exits, or moves, and a move is a
+ * write to the cgroup.procs or tasks of the group it goes to. The kernel
+ * reports every fork and exit to a listener on its proc connector
+ * (procev.c), queued before the task goes on. So with the connector, each
+ * read keeps the group's thread-group ids, and its count stands without a
+ * read until one of its processes forks or exits, a write to its files is
+ * reported, or another group's read lists one of its processes (it moved
+ * from here to there). Each pass over the groups (entry 0) takes in the
+ * events and first reads the groups written to or not read before, so
+ * that a process moved from a group read earlier in the pass is seen
+ * leaving it in the same pass. A fork is reported just before its child
+ * is linked into the group, so a group marked changed is read in two
+ * passes in a row. What no event tells: a process leaving for a group
+ * outside the reader's subtree (the write is to a file not watched),
+ * events lost to an overflowed queue (all counts are read again) or a
+ * listener that the kernel stopped serving. So every group that holds
+ * processes is still read at every V1_PROCS_RECHECK-th pass, the groups
+ * taking turns: a count missed that way is right again within that many
+ * samples. Without the connector (not root, not in the initial
+ * namespaces) every such group is read at every pass, as on v2.
+ *
  * v2 has no such guarantee (CLONE_INTO_CGROUP places a child without a
  * write), but it has cgroup.events: its "populated" is 1 while the group
  * or a group below it holds a process, however the process came in, and
@@ -1198,6 +1255,7 @@ int mc_subtree_read(struct mc_subtree *t, size_t i, unsigned parts, struct mc_gr
  */
 #define V1_PIDLIST_GAP_S 2.0
 #define V1_PIDLIST_FRESH 8
+#define V1_PROCS_RECHECK 16
 
 static double mono_now(void)
 {
@@ -1285,22 +1343,65 @@ static bool v2_unpopulated(struct mc_subtree *t, struct sub_grp *g)
 	return v == 0;
 }
 
-int mc_subtree_tasks(struct mc_subtree *t, size_t i, uint64_t *ret)
+static int pid_cmp(const void *a, const void *b)
 {
-	struct sub_grp *g = t->v[i];
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Keeps the thread-group ids of cgroup.procs' text (p, len) as g's, sorted;
+ * those g did not list before are added to t->ev, for the other groups
+ * that may have lost them. false: the text is not a list of ids.
+ */
+static bool procs_keep(struct mc_subtree *t, struct sub_grp *g, const char *p, size_t len)
+{
+	pid_t *v = NULL;
+	size_t n = 0, cap = 0, old = 0;
+	bool sorted = true;
+
+	for (size_t at = 0; at < len;) {
+		long long x = 0;
+		size_t k = at;
+
+		while (k < len && p[k] >= '0' && p[k] <= '9' && x <= INT_MAX)
+			x = x * 10 + (p[k++] - '0');
+		if (k == at || k >= len || p[k] != '\n' || x > INT_MAX || x <= 0 ||
+		    mc_array_reserve(&v, &cap, n + 1, sizeof(*v)) < 0) {
+			free(v);
+			return false;
+		}
+		sorted = sorted && (n == 0 || v[n - 1] < (pid_t)x);
+		v[n++] = (pid_t)x;
+		at = k + 1;
+	}
+	if (!sorted)
+		qsort(v, n, sizeof(*v), pid_cmp);
+	for (size_t k = 0; k < n; k++) {
+		while (old < g->n_pids && g->pids[old] < v[k])
+			old++;
+		if ((old == g->n_pids || g->pids[old] != v[k]) &&
+		    mc_array_reserve(&t->ev, &t->cap_ev, t->n_ev + 1, sizeof(*t->ev)) == 0)
+			t->ev[t->n_ev++] = v[k];
+	}
+	free(g->pids);
+	g->pids = v;
+	g->n_pids = n;
+	g->cap_pids = cap;
+	return true;
+}
+
+/* Reads g's cgroup.procs now (see above). */
+static int procs_read(struct mc_subtree *t, struct sub_grp *g, uint64_t *ret)
+{
 	struct read_dir d = { .fd = -1, .tmp = -1 };
-	bool v1 = t->h->caps.ver == MC_CGV1, kept = true, watched = false, fresh;
+	bool v1 = t->h->caps.ver == MC_CGV1, kept = true, watched = false, fresh, listed;
 	double now;
 	uint64_t n = 0;
 	size_t len;
 	int r;
 
-	if (i == 0 && drain_events(t))
-		t->pending = true;   /* what the events marked is walked at the next scan */
-	if (g->procs_empty) {
-		*ret = 0;
-		return 0;
-	}
 	now = mono_now();
 	if (g->fd[HOST_FILE_PROCS] >= 0 && v1 && !t->h->fake &&
 	    (now - g->procs_at < V1_PIDLIST_GAP_S || ++g->procs_reads % V1_PIDLIST_FRESH == 0))
@@ -1323,8 +1424,109 @@ int mc_subtree_tasks(struct mc_subtree *t, size_t i, uint64_t *ret)
 	for (size_t k = 0; k < len; k++)
 		n += t->h->buf.p[k] == '\n';
 	g->procs_empty = n == 0 && (v1 ? watched : v2_unpopulated(t, g));
+	g->nprocs = n;
+	g->procs_read = true;
+	g->procs_pass = t->pass;
+	if (g->procs_due > 0)
+		g->procs_due--;
+	listed = t->pev && procs_keep(t, g, t->h->buf.p, len);
+	g->procs_known = listed && n > 0 && g->procs_due == 0 && g->pwd[0] >= 0 && g->pwd[1] >= 0;
+	if (g->procs_known)
+		g->procs_skip = g->procs_skip == 0 && g->procs_pass == 1 ?
+			(unsigned char)(t->stagger++ % V1_PROCS_RECHECK) : V1_PROCS_RECHECK - 1;
 	*ret = n;
 	return 0;
+}
+
+/* Whether the sorted v[0..n) and w[0..m) share an element. */
+static bool pids_meet(const pid_t *v, size_t n, const pid_t *w, size_t m)
+{
+	for (size_t a = 0, b = 0; a < n && b < m;) {
+		if (v[a] == w[b])
+			return true;
+		if (v[a] < w[b])
+			a++;
+		else
+			b++;
+	}
+	return false;
+}
+
+/*
+ * Begins a pass over the groups' task counts: on v1 with the proc
+ * connector, takes in its events, reads the groups written to or not read
+ * yet, and marks changed the groups that list a process that forked,
+ * exited or turned up elsewhere.
+ */
+static void procs_pass(struct mc_subtree *t)
+{
+	uint64_t n;
+	size_t u = 0;
+	int r;
+
+	t->pass++;
+	if (t->h->caps.ver != MC_CGV1 || t->h->fake)
+		return;
+	if (t->pev_err == 0 && !t->pev) {
+		r = mc_procev_open(&t->pev);
+		t->pev_err = r < 0 ? r : 0;
+	}
+	if (!t->pev)
+		return;
+	r = mc_procev_drain(t->pev, &t->ev, &t->n_ev, &t->cap_ev);
+	for (size_t i = 0; i < t->n; i++) {
+		struct sub_grp *g = t->v[i];
+
+		if (r != 0 && g->procs_known)
+			procs_changed(g);   /* events lost: every count is read again */
+		if ((g->procs_written || !g->procs_read) && !g->procs_empty) {
+			g->procs_written = false;
+			(void)procs_read(t, g, &n);   /* an error is met again in order */
+		}
+	}
+	if (t->n_ev > 1)
+		qsort(t->ev, t->n_ev, sizeof(*t->ev), pid_cmp);
+	for (size_t k = 0; k < t->n_ev; k++)
+		if (u == 0 || t->ev[u - 1] != t->ev[k])
+			t->ev[u++] = t->ev[k];
+	for (size_t i = 0; u > 0 && i < t->n; i++) {
+		struct sub_grp *g = t->v[i];
+
+		if (g->procs_known && g->procs_pass != t->pass &&
+		    pids_meet(g->pids, g->n_pids, t->ev, u))
+			procs_changed(g);
+	}
+	t->n_ev = 0;
+}
+
+int mc_subtree_tasks(struct mc_subtree *t, size_t i, uint64_t *ret)
+{
+	struct sub_grp *g = t->v[i];
+
+	if (i == 0) {
+		if (drain_events(t))
+			t->pending = true;   /* what the events marked is walked at the next scan */
+		procs_pass(t);
+	}
+	if (g->procs_empty) {
+		*ret = 0;
+		return 0;
+	}
+	if (g->procs_read && g->procs_pass == t->pass && t->pev) {
+		*ret = g->nprocs;   /* read as the pass began */
+		return 0;
+	}
+	if (g->procs_known && g->procs_skip > 0) {
+		g->procs_skip--;
+		*ret = g->nprocs;
+		return 0;
+	}
+	return procs_read(t, g, ret);
+}
+
+int mc_subtree_procev(const struct mc_subtree *t)
+{
+	return t->pev ? 1 : t->pev_err;
 }
 
 int mc_subtree_reopen(struct mc_subtree *t, size_t i)

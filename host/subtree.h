@@ -121,11 +121,21 @@ int mc_subtree_read(struct mc_subtree *t, size_t i, unsigned parts, struct mc_gr
  * its children's) into *ret, through a descriptor kept open like the
  * others (see subtree.c for cgroup v1's cached process lists). On v1 a
  * group found empty is not read again until a write to its cgroup.procs
- * or tasks is reported; the reports are taken in at each scan and when
- * entry 0 is asked, so a pass over the groups begins there. -ENODEV: the
- * group is gone; -ENOENT: no cgroup.procs; -errno.
+ * or tasks is reported, and with the kernel's proc connector (root, in
+ * the initial namespaces) a group that holds processes not until one of
+ * them forks or exits, a write is reported or its turn comes (every 16th
+ * pass); the reports are taken in at each scan and when entry 0 is asked,
+ * so a pass over the groups begins there. mc_subtree_procev says whether
+ * the connector is used. -ENODEV: the group is gone; -ENOENT: no
+ * cgroup.procs; -errno.
  */
 int mc_subtree_tasks(struct mc_subtree *t, size_t i, uint64_t *ret);
+
+/*
+ * Whether v1 task counts use the proc connector: 1 yes, 0 not asked yet
+ * (or not v1), or the -errno that kept it from listening.
+ */
+int mc_subtree_procev(const struct mc_subtree *t);
 
 /*
  * Opens entry i afresh under its name (after -ENODEV: a group removed and

@@ -22,13 +22,14 @@ if [ "$T_VERSION" = 1 ]; then
 else
 	usage_f=memory.current limit_f=memory.max anon_key=anon
 fi
-rec_pid= hog_pid= sleeper= sleeper2=
+rec_pid= hog_pid= sleeper= sleeper2= forker=
 stop_all() {
 	[ -n "$hog_pid" ] && { kill -CONT "$hog_pid"; kill "$hog_pid"; wait "$hog_pid"; } 2>/dev/null
 	[ -n "$rec_pid" ] && { kill "$rec_pid"; wait "$rec_pid"; } 2>/dev/null
 	[ -n "$sleeper" ] && { kill "$sleeper"; wait "$sleeper"; } 2>/dev/null
 	[ -n "$sleeper2" ] && { kill "$sleeper2"; wait "$sleeper2"; } 2>/dev/null
-	hog_pid= rec_pid= sleeper= sleeper2=
+	[ -n "$forker" ] && { pkill -P "$forker"; kill "$forker"; wait "$forker"; } 2>/dev/null
+	hog_pid= rec_pid= sleeper= sleeper2= forker=
 	cleanup
 }
 trap stop_all EXIT
@@ -230,4 +231,51 @@ for ival in $ivals; do
 	check_eq "$(tasks_at u 1 $n $m)" "0 1 0" \
 		"$ival: u's, empty, then its process moved in through tasks (v1), then gone"
 done
+
+# Task counts as processes fork, exit and move. On v1 memctl counts a group
+# that holds processes from the kernel's fork and exit events where it can
+# (memctl status: task_events), reading its cgroup.procs only when one of
+# its processes forked or exited, a process moved in, or at every 16th
+# sample (host/subtree.c). A bash in f forks a child (2), the child is
+# killed (1), the bash moves to f2 within the recorded parent (f 0, f2 1),
+# then to a group outside it: no event tells f2 that, so within 16 samples.
+mkdir "$T_DIR/$P/f" "$T_DIR/$P/f2" "$T_DIR/$P-out"
+mkfifo "$T_TMP/go"
+bash -c 'read -r _ < "$1"; sleep 300 & echo $! > "$2"; read -r _ < "$1"; kill $!; wait; read -r _ < "$1"' \
+	forker "$T_TMP/go" "$T_TMP/kid" &
+forker=$!
+echo $forker > "$T_DIR/$P/f/cgroup.procs"
+S=$T_TMP/fork
+"$MEMCTL" record -p "self/$P" --dir "$S" --interval "$IVAL" 2> "$T_TMP/rec.log" &
+rec_pid=$!
+next_sample() { # waits for a sample begun after now; prints its number
+	local n=$(( $(samples) + 2 ))
+	wait_samples $n || fail "no samples: $(cat "$T_TMP/rec.log")"
+	echo $n
+}
+s1=$(next_sample)
+echo > "$T_TMP/go"
+for _ in $(seq 1 200); do [ -s "$T_TMP/kid" ] && break; sleep 0.05; done
+[ -s "$T_TMP/kid" ] || fail "the bash did not fork"
+s2=$(next_sample)
+echo > "$T_TMP/go"
+for _ in $(seq 1 200); do kill -0 "$(cat "$T_TMP/kid")" 2> /dev/null || break; sleep 0.05; done
+s3=$(next_sample)
+echo $forker > "$T_DIR/$P/f2/cgroup.procs"
+s4=$(next_sample)
+echo $forker > "$T_DIR/$P-out/cgroup.procs"
+s5=$(( $(next_sample) + 16 ))
+wait_samples $s5 || fail "no samples after the move out"
+kill "$rec_pid"; wait "$rec_pid"
+rec_pid=
+echo > "$T_TMP/go"; wait $forker
+forker=
+check_eq "$(tasks_at f $s1 $s2 $s3 $s4)" "1 2 1 0" \
+	"f's task count: a bash, its child forked, the child gone, the bash moved to f2"
+check_eq "$(tasks_at f2 $s3 $s4 $s5)" "0 1 0" \
+	"f2's: empty, the bash moved in, the bash moved out of the recorded parent (within 16 samples)"
+if [ "$T_VERSION" = 1 ]; then
+	"$MEMCTL" status | grep -q '^  task_events *yes' ||
+		echo "# note: task_events not available, every count was read each sample"
+fi
 summary
