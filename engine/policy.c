@@ -1758,6 +1758,12 @@ static char *share_text(struct build *b, const struct node *nd)
 	return why;
 }
 
+/* c has a soft limit and its usage is within it. */
+static bool below_soft(const struct node *c)
+{
+	return c->soft != MC_SIZE_MAX && c->usage <= c->soft;
+}
+
 /*
  * Whether the kernel's limit reclaim of c's parent spares c as far as c is
  * to be spared: a group to spare (protect:, or below its soft limit) is
@@ -1767,10 +1773,9 @@ static char *share_text(struct build *b, const struct node *nd)
  */
 static bool kernel_spares(const struct build *b, const struct node *c)
 {
-	bool below_soft = c->soft != MC_SIZE_MAX && c->usage <= c->soft;
 	const struct mc_group_snap *g = c->g;
 
-	if (!is_protected(c) && !below_soft)
+	if (!is_protected(c) && !below_soft(c))
 		return true;
 	if (!is_protected(c) && b->caps->file[MC_KNOB_SOFT])
 		return true;
@@ -1810,7 +1815,7 @@ static bool reclaim_futile(const struct build *b, const struct node *nd)
 		if (!kernel_spares(b, c))
 			return false;
 		/* one to spare: protected, or below its soft limit */
-		spared |= is_protected(c) || (c->soft != MC_SIZE_MAX && c->usage <= c->soft);
+		spared |= is_protected(c) || below_soft(c);
 	}
 	/* With nobody to spare there is no ordering, and the headroom is memctl's to keep. */
 	return spared;
