@@ -776,6 +776,21 @@ static void check_reason(const char *name, const char *reason, const char *want)
 		  "%s: reason has \"%s\", in one unit (got \"%s\")", name, want, reason);
 }
 
+/*
+ * Decides one interval of p on the snapshot of rows[0..n) below /test's
+ * limit into *ret (the caller frees it); the snapshot is freed here.
+ */
+static void decide_rows(struct mc_policy *pol, const struct mc_profile *p, const struct gdef *rows,
+			size_t n, uint64_t limit, const struct mc_caps *caps, struct mc_decisions *ret)
+{
+	struct mc_snapshot s;
+
+	snap_build(&s, rows, n, limit);
+	if (mc_policy_decide(pol, p, &s, caps, ret, NULL) < 0)
+		abort();
+	mc_snapshot_free(&s);
+}
+
 static const struct mc_caps caps_v2 = {
 	.ver = MC_CGV2,
 	.file = { "memory.max", "memory.high", "memory.low", "memory.min", NULL, "memory.swap.max" },
@@ -813,14 +828,11 @@ static uint64_t numa_interval(struct mc_policy *pol, uint64_t rf1_pages, uint64_
 	struct mc_group_spec g[1];
 	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
 				.numa = MC_NUMA_WEIGHTED, .groups = g, .n_groups = 1 };
-	struct mc_snapshot s;
 	struct mc_decisions d;
 	uint64_t total = 0;
 
 	spec_init(&g[0], "r");
-	snap_build(&s, rows, N(rows), 512 * M);
-	if (mc_policy_decide(pol, &p, &s, &caps_v2p, &d, NULL) < 0)
-		abort();
+	decide_rows(pol, &p, rows, N(rows), 512 * M, &caps_v2p, &d);
 	ret[0] = ret[1] = 0;
 	for (size_t i = 0; i < d.n_reclaim; i++)
 		if (strcmp(d.reclaim[i].group, "r") == 0 && d.reclaim[i].node_bytes) {
@@ -831,7 +843,6 @@ static uint64_t numa_interval(struct mc_policy *pol, uint64_t rf1_pages, uint64_
 				*ret_why = strdup(d.reclaim[i].reason);
 		}
 	mc_decisions_free(&d);
-	mc_snapshot_free(&s);
 	return total;
 }
 
@@ -1407,7 +1418,6 @@ static uint64_t futile_interval(struct mc_policy *pol, const struct mc_caps *cap
 	struct mc_group_spec g[2];
 	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
 				.numa = MC_NUMA_OFF, .groups = g, .n_groups = 2 };
-	struct mc_snapshot s;
 	struct mc_decisions d;
 	uint64_t got = 0;
 
@@ -1415,9 +1425,7 @@ static uint64_t futile_interval(struct mc_policy *pol, const struct mc_caps *cap
 	g[0].knob[MC_KNOB_SOFT] = B(128 * M);
 	spec_init(&g[1], "b");
 	g[1].knob[MC_KNOB_SOFT] = B(0);
-	snap_build(&s, rows, N(rows), 128 * M);
-	if (mc_policy_decide(pol, &p, &s, caps, &d, NULL) < 0)
-		abort();
+	decide_rows(pol, &p, rows, N(rows), 128 * M, caps, &d);
 	for (size_t i = 0; i < d.n_reclaim; i++)
 		if (strcmp(d.reclaim[i].group, "b") == 0)
 			got = d.reclaim[i].bytes;
@@ -1425,7 +1433,6 @@ static uint64_t futile_interval(struct mc_policy *pol, const struct mc_caps *cap
 	for (size_t i = 0; i < d.n_notes; i++)
 		*ret_left |= strncmp(d.notes[i], "'b' is left to the kernel's reclaim for its 7M", 46) == 0;
 	mc_decisions_free(&d);
-	mc_snapshot_free(&s);
 	return got;
 }
 
@@ -2153,7 +2160,6 @@ static uint64_t psi_limits_case(uint64_t q_usage, char **ret_why)
 	struct mc_group_spec top[1], kids[2];
 	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
 				.numa = MC_NUMA_OFF, .groups = top, .n_groups = 1 };
-	struct mc_snapshot s;
 	struct mc_decisions d;
 	struct mc_policy *pol;
 	uint64_t got = 0;
@@ -2167,16 +2173,13 @@ static uint64_t psi_limits_case(uint64_t q_usage, char **ret_why)
 	top[0].n_children = 2;
 	if (mc_policy_new(&cfg, &pol) < 0)
 		abort();
-	snap_build(&s, rows, N(rows), 16 * G);
-	if (mc_policy_decide(pol, &p, &s, &caps_v2, &d, NULL) < 0)
-		abort();
+	decide_rows(pol, &p, rows, N(rows), 16 * G, &caps_v2, &d);
 	for (size_t i = 0; i < d.n_reclaim; i++) {
 		got += d.reclaim[i].bytes;
 		if (ret_why && strcmp(d.reclaim[i].group, "Q/b") == 0)
 			*ret_why = strdup(d.reclaim[i].reason);
 	}
 	mc_decisions_free(&d);
-	mc_snapshot_free(&s);
 	mc_policy_free(pol);
 	return got;
 }
@@ -2198,7 +2201,6 @@ static void test_soft_all_above(void)
 	struct mc_group_spec g[2];
 	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
 				.numa = MC_NUMA_OFF, .groups = g, .n_groups = 2 };
-	struct mc_snapshot s;
 	struct mc_decisions d;
 	struct mc_policy *pol;
 
@@ -2208,13 +2210,10 @@ static void test_soft_all_above(void)
 	g[1].knob[MC_KNOB_SOFT] = B(0);
 	if (mc_policy_new(&cfg, &pol) < 0)
 		abort();
-	snap_build(&s, rows, N(rows), 128 * M);
-	if (mc_policy_decide(pol, &p, &s, &caps_v2, &d, NULL) < 0)
-		abort();
+	decide_rows(pol, &p, rows, N(rows), 128 * M, &caps_v2, &d);
 	tap_eq_str(dec_str(&d, &caps_v2, true), "a 3M; b 3M",
 		   "soft limits, all above: memctl keeps the headroom itself");
 	mc_decisions_free(&d);
-	mc_snapshot_free(&s);
 	mc_policy_free(pol);
 }
 
