@@ -116,7 +116,10 @@ struct top_order_buf {
 	size_t *fill;
 	bool *keep;           /* matches the filter, or has a match below */
 	struct top_val *key;  /* each row's value of a numeric sort column, this order */
+	bool *key_stale;      /* row i was read since key[i] was taken */
 	bool keyed;           /* key holds them (else siblings compare through the column) */
+	bool keys_valid;      /* key holds column key_col's values but for key_stale rows */
+	int key_col;
 	size_t n;
 	size_t cap;           /* elements each array has room for */
 };

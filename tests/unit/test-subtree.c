@@ -621,6 +621,23 @@ static void test_model_turns(struct mc_host *h)
 	tap_check(budget_kept, "at most %zu sort keys a refresh", budget);
 	tap_check(bound, "every row's key read within %zu refreshes", turns);
 	tap_check(seen, "a new usage is in the order within %zu refreshes", turns);
+	order_names(&m, f, sizeof(f));
+	tap_eq_str(f, "c3,c4,c2,c1,b", "the order has the new usage");
+	/*
+	 * The order keeps each row's key from order to order and takes again
+	 * only the keys of rows read since: a row read for the screen
+	 * (top_model_fill) moves at the next order without its turn.
+	 */
+	put("a/c1/memory.usage_in_bytes", "999999\n");
+	for (size_t k = 1; k < m.n_order; k++) {
+		if (strcmp(m.rows[m.order[k]].name, "c1") == 0) {
+			tap_eq_int(top_model_fill(&m, k, 1, (size_t)-1, MC_READ_USAGE), 0, "fill c1");
+			break;
+		}
+	}
+	top_model_order(&m);
+	order_names(&m, f, sizeof(f));
+	tap_eq_str(f, "c1,c3,c4,c2,b", "a row read for the screen moves at the next order");
 	top_model_release(&m);
 	for (size_t i = 1; i < 5; i++) {
 		snprintf(f, sizeof(f), "a/%s", kids[i]);
