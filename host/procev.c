@@ -10,6 +10,7 @@
  * were lost. Only datagrams from the kernel (port 0) are taken.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
@@ -48,21 +49,26 @@ static int mcast_op(int fd, enum proc_cn_mcast_op op)
 	return send(fd, &req, sizeof(req), 0) < 0 ? -errno : 0;
 }
 
-/* The process event in one datagram of len bytes from port, or NULL. */
-static const struct proc_event *event_of(const char *buf, size_t len, const struct sockaddr_nl *from)
+/*
+ * The process event in one datagram of len bytes from port, copied into
+ * *ev: the kernel puts it right after the 20-byte connector header, at an
+ * offset its 64-bit timestamp may not be aligned at. false: not one.
+ */
+static bool event_of(const char *buf, size_t len, const struct sockaddr_nl *from,
+		     struct proc_event *ev)
 {
 	const struct nlmsghdr *nh = (const void *)buf;
 	const struct cn_msg *cn;
 
 	if (from->nl_pid != 0 || len < NLMSG_LENGTH(sizeof(*cn)) || nh->nlmsg_len > len ||
 	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*cn)))
-		return NULL;
+		return false;
 	cn = NLMSG_DATA(nh);
 	if (cn->id.idx != CN_IDX_PROC || cn->id.val != CN_VAL_PROC ||
-	    cn->len < sizeof(struct proc_event) ||
-	    cn->len > nh->nlmsg_len - NLMSG_LENGTH(sizeof(*cn)))
-		return NULL;
-	return (const void *)cn->data;
+	    cn->len < sizeof(*ev) || cn->len > nh->nlmsg_len - NLMSG_LENGTH(sizeof(*cn)))
+		return false;
+	memcpy(ev, cn->data, sizeof(*ev));
+	return true;
 }
 
 /*
@@ -97,13 +103,13 @@ static int receive(int fd, int (*fn)(void *, const struct proc_event *), void *a
 			return errno == EAGAIN || errno == EWOULDBLOCK ? lost : -errno;
 		}
 		for (int k = 0; k < got; k++) {
-			const struct proc_event *ev;
+			struct proc_event ev;
 			int r;
 
-			if (mm[k].msg_hdr.msg_flags & MSG_TRUNC)
+			if (mm[k].msg_hdr.msg_flags & MSG_TRUNC ||
+			    !event_of(bufs[k], mm[k].msg_len, &from[k], &ev))
 				continue;
-			ev = event_of(bufs[k], mm[k].msg_len, &from[k]);
-			if (ev && (r = fn(arg, ev)) != 0)
+			if ((r = fn(arg, &ev)) != 0)
 				return r;
 		}
 		if (got < PROCEV_BATCH)

@@ -567,6 +567,27 @@ static void test_model_order(struct mc_host *h)
 }
 
 /*
+ * The order keeps each row's key from order to order and takes again only
+ * the keys of rows read since: a row read for the screen (top_model_fill)
+ * moves at the next order without its turn (m: test_model_turns' model).
+ */
+static void check_read_row_moves(struct top_model *m)
+{
+	char got[64];
+
+	put("a/c1/memory.usage_in_bytes", "999999\n");
+	for (size_t k = 1; k < m->n_order; k++) {
+		if (strcmp(m->rows[m->order[k]].name, "c1") == 0) {
+			tap_eq_int(top_model_fill(m, k, 1, (size_t)-1, MC_READ_USAGE), 0, "fill c1");
+			break;
+		}
+	}
+	top_model_order(m);
+	order_names(m, got, sizeof(got));
+	tap_eq_str(got, "c1,c3,c4,c2,b", "a row read for the screen moves at the next order");
+}
+
+/*
  * With a key budget below the number of rows, a refresh reads at most that
  * many sort keys, and every row's key, a new value included, is read again
  * within ceil(rows / budget) refreshes (the rows on screen aside, which
@@ -623,21 +644,7 @@ static void test_model_turns(struct mc_host *h)
 	tap_check(seen, "a new usage is in the order within %zu refreshes", turns);
 	order_names(&m, f, sizeof(f));
 	tap_eq_str(f, "c3,c4,c2,c1,b", "the order has the new usage");
-	/*
-	 * The order keeps each row's key from order to order and takes again
-	 * only the keys of rows read since: a row read for the screen
-	 * (top_model_fill) moves at the next order without its turn.
-	 */
-	put("a/c1/memory.usage_in_bytes", "999999\n");
-	for (size_t k = 1; k < m.n_order; k++) {
-		if (strcmp(m.rows[m.order[k]].name, "c1") == 0) {
-			tap_eq_int(top_model_fill(&m, k, 1, (size_t)-1, MC_READ_USAGE), 0, "fill c1");
-			break;
-		}
-	}
-	top_model_order(&m);
-	order_names(&m, f, sizeof(f));
-	tap_eq_str(f, "c1,c3,c4,c2,b", "a row read for the screen moves at the next order");
+	check_read_row_moves(&m);
 	top_model_release(&m);
 	for (size_t i = 1; i < 5; i++) {
 		snprintf(f, sizeof(f), "a/%s", kids[i]);
