@@ -141,7 +141,7 @@ struct mc_subtree {
 	size_t unwatched;       /* groups without a watch: listed at every scan */
 	/* the proc connector (v1 task counts, see mc_subtree_tasks) */
 	struct mc_procev *pev;
-	int pev_err;            /* why there is none: 0 not tried yet, -errno */
+	bool pev_tried;         /* opened, or failed to: not tried again */
 	unsigned long pass;     /* passes over the groups' task counts begun */
 	pid_t *ev;              /* thread-group ids whose groups changed, for the next pass */
 	size_t n_ev, cap_ev;
@@ -1467,9 +1467,9 @@ static void procs_pass(struct mc_subtree *t)
 	t->pass++;
 	if (t->h->caps.ver != MC_CGV1 || t->h->fake)
 		return;
-	if (t->pev_err == 0 && !t->pev) {
-		r = mc_procev_open(&t->pev);
-		t->pev_err = r < 0 ? r : 0;
+	if (!t->pev_tried) {
+		t->pev_tried = true;
+		(void)mc_procev_open(&t->pev);   /* without it: every count read each pass */
 	}
 	if (!t->pev)
 		return;
@@ -1522,11 +1522,6 @@ int mc_subtree_tasks(struct mc_subtree *t, size_t i, uint64_t *ret)
 		return 0;
 	}
 	return procs_read(t, g, ret);
-}
-
-int mc_subtree_procev(const struct mc_subtree *t)
-{
-	return t->pev ? 1 : t->pev_err;
 }
 
 int mc_subtree_reopen(struct mc_subtree *t, size_t i)

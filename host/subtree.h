@@ -125,17 +125,11 @@ int mc_subtree_read(struct mc_subtree *t, size_t i, unsigned parts, struct mc_gr
  * the initial namespaces) a group that holds processes not until one of
  * them forks or exits, a write is reported or its turn comes (every 16th
  * pass); the reports are taken in at each scan and when entry 0 is asked,
- * so a pass over the groups begins there. mc_subtree_procev says whether
- * the connector is used. -ENODEV: the group is gone; -ENOENT: no
- * cgroup.procs; -errno.
+ * so a pass over the groups begins there (memctl status's task_events
+ * says whether the connector can be used). -ENODEV: the group is gone;
+ * -ENOENT: no cgroup.procs; -errno.
  */
 int mc_subtree_tasks(struct mc_subtree *t, size_t i, uint64_t *ret);
-
-/*
- * Whether v1 task counts use the proc connector: 1 yes, 0 not asked yet
- * (or not v1), or the -errno that kept it from listening.
- */
-int mc_subtree_procev(const struct mc_subtree *t);
 
 /*
  * Opens entry i afresh under its name (after -ENODEV: a group removed and
