@@ -36,8 +36,11 @@ char *mc_units_format(uint64_t bytes, unsigned shift, char buf[static MC_UNITS_M
 	} else if (bytes % unit == 0) {
 		snprintf(buf, MC_UNITS_MARK_LEN, "%" PRIu64 "%c", bytes >> shift, unit_letter[shift / 10]);
 	} else {
-		/* hundredths, rounded down: (bytes % unit) * 100 fits, unit <= 2^40 */
-		frac = (bytes % unit) * 100 / unit;
+		/*
+		 * hundredths, rounded down: (bytes % unit) * 100 fits, unit <= 2^40;
+		 * the % 100 changes nothing but tells the compiler two digits fit
+		 */
+		frac = (bytes % unit) * 100 / unit % 100;
 		snprintf(buf, MC_UNITS_MARK_LEN, "%" PRIu64 ".%02" PRIu64 "%c", bytes >> shift, frac,
 			 unit_letter[shift / 10]);
 	}

@@ -391,7 +391,7 @@ int mc_host_unit_set(struct mc_host *h, const char *name, enum mc_knob k, uint64
 	const char *prop = mc_knob_unit_property(k);
 	struct host_bus *b;
 	char *path = NULL;
-	uint64_t back;
+	uint64_t back = 0;   /* set by get_prop when it succeeds */
 	int r;
 
 	if (!prop)
