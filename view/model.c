@@ -575,6 +575,36 @@ static bool kids_sorted(struct top_model *m, const size_t *k, size_t n)
 }
 
 /*
+ * Whether the last order still holds: the same rows, sorted by a column
+ * read from the groups' files whose kept keys are valid, and no key of a
+ * row read since moved (the keys of those rows are taken here). A change
+ * of sort, filter or collapse orders again through top_model_order, so a
+ * refresh that read only unchanged values (idle groups: most rows, most
+ * seconds) keeps the order and skips its pass over every row.
+ */
+static bool order_holds(struct top_model *m)
+{
+	struct top_order_buf *o = &m->ob;
+	const struct top_col *c = &top_cols[m->sort_col];
+	bool moved = false;
+
+	if (m->n == 0 || o->n != m->n || !o->keys_valid || o->key_col != m->sort_col ||
+	    c->kind == TOP_TEXT || !c->parts)
+		return false;
+	for (size_t i = 0; i < m->n; i++) {
+		struct top_val v;
+
+		if (!o->key_stale[i])
+			continue;
+		c->get(m, &m->rows[i], &v);
+		moved |= top_val_cmp(c->kind, &v, &o->key[i]) != 0;
+		o->key[i] = v;
+		o->key_stale[i] = false;
+	}
+	return !moved;
+}
+
+/*
  * Siblings are sorted with a comparison that ties by index, a total
  * order: whatever order they start in, the result is the same. So the
  * children lists are kept from the last order, and a group of siblings
@@ -725,6 +755,7 @@ int top_model_refresh(struct top_model *m, double now)
 	m->host_psi_valid = m->src->ops->host_psi(m->src, &m->host_psi) == 0;
 	top_daemons_refresh(m);
 	r = read_sort_keys(m, false);
-	top_model_order(m);
+	if (!order_holds(m))
+		top_model_order(m);
 	return r;
 }
