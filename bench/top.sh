@@ -11,10 +11,11 @@
 # change) on the same groups, measured in the same interleaved rounds, and
 # a rank test of A against it.
 #
-# Two identical screens run side by side (A and A'): their difference is
-# the A/A control, which a rank test must not call significant. Each round
-# measures one screen over S seconds, then the other over the next S (the
-# order rotating round by round), then one set of bare snapshots, so
+# Two identical screens (A and A'): their difference is the A/A control,
+# which a rank test must not call significant. Each round measures one
+# screen alone over S seconds (the others stopped, after 1.5 s to settle),
+# then the other over the next S (the order rotating round by round), then
+# one set of bare snapshots with every screen stopped, so
 # that host noise falls on every arm alike, the A/A pair included: each
 # arm's windows are spread over the whole run, not laid over the same
 # seconds as the other's (interleaved rounds). CPU is the
@@ -46,6 +47,12 @@ mkgroups "$T_DIR/$P" "$N"
 run_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 
+# Only the screen measured runs: the others are stopped (SIGSTOP) meanwhile.
+# Screens running together over the same groups wake in step, and the
+# first one each second finds the groups' kernel objects out of the caches
+# and brings them back for the others: measured together, two identical
+# screens differed twice over, the first started always the dearer.
+stop_all() { local a; for a in $ARMS; do kill -STOP "${PID[$a]}"; done; }
 # the screens: one tmux session each, so all are real terminals
 declare -A PID
 for arm in $ARMS; do
@@ -57,6 +64,7 @@ MEMCTL_STATE_DIR=$T_STATE TERM=xterm-256color $bin top -d 1 -p self/$P'"
 	PID[$arm]=$(cat "$T_TMP/pid.$arm")
 done
 sleep 3   # warm-up: the first refreshes open every file
+stop_all
 
 host_line
 echo "top: $N groups, refresh 1 s, $ROUNDS interleaved rounds of one $SECS s window per screen" \
@@ -64,12 +72,15 @@ echo "top: $N groups, refresh 1 s, $ROUNDS interleaved rounds of one $SECS s win
 	"load $(cut -d' ' -f1-3 /proc/loadavg)"
 for arm in $ARMS; do : > "$T_TMP/cpu.$arm"; : > "$T_TMP/ms.$arm"; : > "$T_TMP/rss.$arm"; done
 : > "$T_TMP/snap"
-# window ARM: the CPU of that screen over the next SECS seconds, and its RSS after them
+# window ARM: the CPU of that screen over SECS seconds alone, and its RSS after them
 window() {
 	local arm=$1 pid=${PID[$1]} t0 t1 n0 n1
+	kill -CONT "$pid"
+	sleep 1.5   # its first refresh after the stop catches up: not measured
 	t0=$(wall) n0=$(run_ns "$pid")
 	sleep "$SECS"
 	t1=$(wall) n1=$(run_ns "$pid")
+	kill -STOP "$pid"
 	awk -v d="$((n1 - n0))" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", d / 1e9 / (b - a) * 100 }' \
 		>> "$T_TMP/cpu.$arm"
 	# one refresh a second: CPU per refresh is the CPU of the window over its seconds
@@ -84,6 +95,8 @@ for r in $(seq 1 "$ROUNDS"); do
 	# the bare snapshot of this round: CPU microseconds per snapshot, median of 5
 	"$SNAP" --rounds 5 --ways memctl "$T_SELF/$P" | awk -F'\t' '{ print $6 }' >> "$T_TMP/snap"
 done
+for arm in $ARMS; do kill -CONT "${PID[$arm]}"; done
+sleep 1.5
 screen | grep -qE " g[0-9]{5} " || die "top's screen lost the groups: $(screen)"
 declare -A HWM
 for arm in $ARMS; do HWM[$arm]=$(status_kb "${PID[$arm]}" VmHWM); done
