@@ -15,13 +15,15 @@
 # which a rank test must not call significant. Each round measures one
 # screen alone over S seconds (the others stopped, after 1.5 s to settle),
 # then the other over the next S (the order rotating round by round), then
-# one set of bare snapshots with every screen stopped, so
+# one set of bare snapshots once the round's screens quit, so
 # that host noise falls on every arm alike, the A/A pair included: each
 # arm's windows are spread over the whole run, not laid over the same
 # seconds as the other's (interleaved rounds). CPU is the
 # scheduler's own count of the process' run time (/proc/PID/schedstat, in
 # nanoseconds: at 0.1% of a CPU, clock ticks would count less than one per
-# round); memory is VmRSS at the end of each round, VmHWM at the end.
+# round); memory is VmRSS at the end of each window, VmHWM the highest of
+# the rounds' screens at their end.
+# top-rounds.tsv beside it has every window: round, arm, CPU %.
 # Rows of top.tsv: arm, groups, rounds, median CPU % of one CPU with its
 # quartiles, CPU ms per refresh, ratio to one bare snapshot, RSS KiB
 # (median), HWM KiB; then the A/A rank test.
@@ -51,25 +53,45 @@ status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 # Screens running together over the same groups wake in step, and the
 # first one each second finds the groups' kernel objects out of the caches
 # and brings them back for the others: measured together, two identical
-# screens differed twice over, the first started always the dearer.
-stop_all() { local a; for a in $ARMS; do kill -STOP "${PID[$a]}"; done; }
-# the screens: one tmux session each, so all are real terminals
-declare -A PID
-for arm in $ARMS; do
-	bin=$MEMCTL
-	[ $arm = o ] && bin=$OLD
-	tmux_start "top-$arm" 120 40 "sh -c 'echo \$\$ > $T_TMP/pid.$arm; exec env \
-MEMCTL_STATE_DIR=$T_STATE TERM=xterm-256color $bin top -d 1 -p self/$P'"
-	wait_screen " g[0-9]{5} " match || die "top shows no group; screen: $(screen)"
-	PID[$arm]=$(cat "$T_TMP/pid.$arm")
-done
-sleep 3   # warm-up: the first refreshes open every file
-stop_all
+# screens differed twice over, the first started always the dearer. The
+# screens of a round are new ones, started in the round's order: kept
+# for the whole run, the screen started first stayed the dearer one by a
+# seventh even when measured alone. And every screen and the bare
+# snapshots run on CPU 0: left to the scheduler, each screen kept to the
+# CPU it started on, and the CPU that takes the disk's interrupts made its
+# screen a third dearer.
+declare -A PID HWM
+start_screens() {
+	local arm bin
+	for arm; do
+		bin=$MEMCTL
+		[ $arm = o ] && bin=$OLD
+		tmux_start "top-$arm" 120 40 "sh -c 'echo \$\$ > $T_TMP/pid.$arm; exec env \
+MEMCTL_STATE_DIR=$T_STATE TERM=xterm-256color taskset -c 0 $bin top -d 1 -p self/$P'"
+		wait_screen " g[0-9]{5} " match || die "top shows no group; screen: $(screen)"
+		PID[$arm]=$(cat "$T_TMP/pid.$arm")
+	done
+	sleep 3   # warm-up: the first refreshes open every file
+	for arm; do kill -STOP "${PID[$arm]}"; done
+}
+# Ends the round's screens, each after a look that it still shows the groups.
+quit_screens() {
+	local arm hwm
+	for arm in $ARMS; do
+		T_SESSION=top-$arm
+		kill -CONT "${PID[$arm]}"
+		sleep 1.5
+		screen | grep -qE " g[0-9]{5} " || die "top's screen lost the groups: $(screen)"
+		hwm=$(status_kb "${PID[$arm]}" VmHWM)
+		[ "${HWM[$arm]:-0}" -ge "$hwm" ] || HWM[$arm]=$hwm
+		tm kill-session -t "top-$arm"
+	done
+}
 
 host_line
 echo "top: $N groups, refresh 1 s, $ROUNDS interleaved rounds of one $SECS s window per screen" \
-	"(the order rotating; after a 3 s warm-up)${OLD:+, old binary $OLD};" \
-	"load $(cut -d' ' -f1-3 /proc/loadavg)"
+	"(new screens each round, started and measured in the round's order, which rotates;" \
+	"after a 3 s warm-up)${OLD:+, old binary $OLD}; load $(cut -d' ' -f1-3 /proc/loadavg)"
 for arm in $ARMS; do : > "$T_TMP/cpu.$arm"; : > "$T_TMP/ms.$arm"; : > "$T_TMP/rss.$arm"; done
 : > "$T_TMP/snap"
 # window ARM: the CPU of that screen over SECS seconds alone, and its RSS after them
@@ -82,7 +104,7 @@ window() {
 	t1=$(wall) n1=$(run_ns "$pid")
 	kill -STOP "$pid"
 	awk -v d="$((n1 - n0))" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", d / 1e9 / (b - a) * 100 }' \
-		>> "$T_TMP/cpu.$arm"
+		| tee -a "$T_TMP/cpu.$arm" | sed "s/^/$r\t$arm\t/" >> "$BENCH_RESULTS/top-rounds.tsv"
 	# one refresh a second: CPU per refresh is the CPU of the window over its seconds
 	awk -v d="$((n1 - n0))" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", d / 1e6 / (b - a) }' \
 		>> "$T_TMP/ms.$arm"
@@ -91,16 +113,14 @@ window() {
 # round r starts with arm r (mod the number of arms) and takes the others in turn
 read -ra arms <<< "$ARMS"
 for r in $(seq 1 "$ROUNDS"); do
-	for k in $(seq 0 $((${#arms[@]} - 1))); do window "${arms[$(((r - 1 + k) % ${#arms[@]}))]}"; done
+	order=()
+	for k in $(seq 0 $((${#arms[@]} - 1))); do order+=("${arms[$(((r - 1 + k) % ${#arms[@]}))]}"); done
+	start_screens "${order[@]}"
+	for arm in "${order[@]}"; do window "$arm"; done
+	quit_screens
 	# the bare snapshot of this round: CPU microseconds per snapshot, median of 5
-	"$SNAP" --rounds 5 --ways memctl "$T_SELF/$P" | awk -F'\t' '{ print $6 }' >> "$T_TMP/snap"
+	taskset -c 0 "$SNAP" --rounds 5 --ways memctl "$T_SELF/$P" | awk -F'\t' '{ print $6 }' >> "$T_TMP/snap"
 done
-for arm in $ARMS; do kill -CONT "${PID[$arm]}"; done
-sleep 1.5
-screen | grep -qE " g[0-9]{5} " || die "top's screen lost the groups: $(screen)"
-declare -A HWM
-for arm in $ARMS; do HWM[$arm]=$(status_kb "${PID[$arm]}" VmHWM); done
-for arm in $ARMS; do tm send-keys -t "top-$arm" q; done
 
 read -r snap_us snap_q1 snap_q3 _ <<< "$(stats_summary < "$T_TMP/snap")"
 [ "$snap_us" != - ] || die "bench-snapshot measured nothing"
