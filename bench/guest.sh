@@ -294,7 +294,9 @@ for name in "${names[@]}"; do
 		table thp "faulting in a MADV_HUGEPAGE mapping under a high limit (x = ratio to naive high, same stride)" \
 			- thp_alloc thp_fallback coverage_pct fallback_charge lat_avg_ms lat_max_ms sys elapsed high_mib
 		for st in 4k 2m; do
-			spread thp $st-memctl-defer "$st-naive-defer $st-memctl $st-naive $st-memctl-defer-aa" coverage_pct thp_fallback
+			spread thp $st-memctl-defer "$st-naive-defer $st-oracle-defer $st-memctl-defer-aa" \
+				coverage_pct thp_fallback elapsed
+			spread thp $st-memctl "$st-naive $st-oracle" coverage_pct elapsed
 		done ;;
 	reclaim)
 		table reclaim "parallel allocators under a tight limit, repeated runs (x = ratio to no cap)" \
