@@ -301,7 +301,8 @@ for name in "${names[@]}"; do
 	reclaim)
 		table reclaim "parallel allocators under a tight limit, repeated runs (x = ratio to no cap)" \
 			nocap runs oom_kills runs_with_oom failed elapsed_med x:elapsed_med elapsed_max cap_waits cap_skips
-		spread reclaim nocap "cap1-memctl cap2 nocap-aa" elapsed ;;
+		spread reclaim nocap "cap1-memctl oracle cap2 nocap-aa" elapsed
+		spread reclaim cap1-memctl oracle elapsed ;;
 	isolation)
 		table isolation "a fixed-rate service beside a growing hog, one parent limit (x = ratio to none)" \
 			none base_rps iso_p1 iso_p50 lat_impact base_p95_us beside_p95_us refaults x:refaults oom_kills hog_mib
