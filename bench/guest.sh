@@ -294,12 +294,15 @@ for name in "${names[@]}"; do
 		table thp "faulting in a MADV_HUGEPAGE mapping under a high limit (x = ratio to naive high, same stride)" \
 			- thp_alloc thp_fallback coverage_pct fallback_charge lat_avg_ms lat_max_ms sys elapsed high_mib
 		for st in 4k 2m; do
-			spread thp $st-memctl-defer "$st-naive-defer $st-memctl $st-naive $st-memctl-defer-aa" coverage_pct thp_fallback
+			spread thp $st-memctl-defer "$st-naive-defer $st-oracle-defer $st-memctl-defer-aa" \
+				coverage_pct thp_fallback elapsed
+			spread thp $st-memctl "$st-naive $st-oracle" coverage_pct elapsed
 		done ;;
 	reclaim)
 		table reclaim "parallel allocators under a tight limit, repeated runs (x = ratio to no cap)" \
 			nocap runs oom_kills runs_with_oom failed elapsed_med x:elapsed_med elapsed_max cap_waits cap_skips
-		spread reclaim nocap "cap1-memctl cap2 nocap-aa" elapsed ;;
+		spread reclaim nocap "cap1-memctl oracle cap2 nocap-aa" elapsed
+		spread reclaim cap1-memctl oracle elapsed ;;
 	isolation)
 		table isolation "a fixed-rate service beside a growing hog, one parent limit (x = ratio to none)" \
 			none base_rps iso_p1 iso_p50 lat_impact base_p95_us beside_p95_us refaults x:refaults oom_kills hog_mib
