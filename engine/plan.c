@@ -788,7 +788,12 @@ static int add_group_step(struct mc_plan *plan, enum mc_step_kind kind, const ch
 /*
  * reclaim.kernel_per_node: the patched kernel's host-wide cap on direct
  * reclaimers per NUMA node, written after the groups' settings. A kernel
- * without the sysctl gets a note, not silence.
+ * without the sysctl gets a note, not silence. "auto" is the fewest CPUs
+ * of a node: no more of a node's reclaimers than its CPUs can run at once,
+ * since the others would sit preempted inside reclaim holding the pages
+ * they isolated while the last ones find nothing left (the false OOM
+ * kill the cap is for); the smallest node decides, the value being one
+ * for every node.
  */
 #define SYSCTL_RECLAIMERS "vm.max_reclaimers_per_node"
 
@@ -796,22 +801,27 @@ static int add_sysctl(struct mc_plan *plan, const struct mc_profile *p, const st
 {
 	struct mc_step step = { .kind = MC_STEP_SYSCTL, .file = SYSCTL_RECLAIMERS,
 				.knob = MC_KNOB__COUNT };
-	char *reason;
+	long want = p->kernel_per_node_auto ? (s->cpus_per_node > 0 ? s->cpus_per_node : 1)
+					    : (long)p->kernel_per_node;
+	char what[64], *reason;
 
-	if (!p->has_kernel_per_node || s->kernel_per_node == (long)p->kernel_per_node)
+	if (!p->has_kernel_per_node || s->kernel_per_node == want)
 		return 0;
-	step.want = step.new_raw = (uint64_t)p->kernel_per_node;
+	if (p->kernel_per_node_auto)
+		snprintf(what, sizeof(what), "auto (%ld: the fewest CPUs of a NUMA node)", want);
+	else
+		snprintf(what, sizeof(what), "%ld", want);
+	step.want = step.new_raw = (uint64_t)want;
 	if (s->kernel_per_node < 0) {
 		step.kind = MC_STEP_NOTE;
-		reason = mc_asprintf("reclaim.kernel_per_node %u not applied: this kernel has no "
-					  "%s (memctl kernel patch)", p->kernel_per_node,
-					  SYSCTL_RECLAIMERS);
+		reason = mc_asprintf("reclaim.kernel_per_node %s not applied: this kernel has no "
+					  "%s (memctl kernel patch)", what, SYSCTL_RECLAIMERS);
 	} else {
 		step.old_raw = (uint64_t)s->kernel_per_node;
 		step.old_valid = true;
-		reason = mc_asprintf("profile: reclaim.kernel_per_node %u (host-wide: at most "
+		reason = mc_asprintf("profile: reclaim.kernel_per_node %s (host-wide: at most "
 					  "that many tasks reclaim directly per NUMA node; 0 = no cap)",
-					  p->kernel_per_node);
+					  what);
 	}
 	return plan_step_add(plan, &step, (struct plan_target){ "", NULL }, reason);
 }

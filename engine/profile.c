@@ -1353,9 +1353,12 @@ static void parse_interval(struct ctx *c, const struct field *f, void *obj)
 	p->interval_ms = ms;
 }
 
-/* A small whole number in [lo, hi]; range says so in the message. */
+/*
+ * A small whole number in [lo, hi]; range says so in the message, and alt
+ * (or NULL) names the word the field also takes.
+ */
 static bool parse_count(struct ctx *c, const struct field *f, long lo, long hi,
-			const char *range, long *ret)
+			const char *range, const char *alt, long *ret)
 {
 	const char *text = expect_scalar(c, f, "an integer");
 	size_t n;
@@ -1367,8 +1370,8 @@ static bool parse_count(struct ctx *c, const struct field *f, long lo, long hi,
 	if (n > 0 && n <= 5 && text[n] == '\0')
 		v = strtol(text, NULL, 10);
 	if (v < lo || v > hi) {
-		perr(c, f->val_pos, f->path, "%s '%s' is not an integer from %s to %ld", f->name,
-		     quote(text).s, range, hi);
+		perr(c, f->val_pos, f->path, "%s '%s' is not %s%san integer from %s to %ld", f->name,
+		     quote(text).s, alt ? alt : "", alt ? " or " : "", range, hi);
 		return false;
 	}
 	*ret = v;
@@ -1380,16 +1383,21 @@ static void parse_concurrency(struct ctx *c, const struct field *f, void *obj)
 	struct mc_profile *p = obj;
 	long v;
 
-	if (parse_count(c, f, 1, PROFILE_MAX_CONCURRENCY, "1", &v))
+	if (parse_count(c, f, 1, PROFILE_MAX_CONCURRENCY, "1", NULL, &v))
 		p->concurrency = (unsigned)v;
 }
 
+/* An integer, or auto: as many as the fewest CPUs of a node (see plan.c). */
 static void parse_kernel_per_node(struct ctx *c, const struct field *f, void *obj)
 {
 	struct mc_profile *p = obj;
 	long v;
 
-	if (parse_count(c, f, 0, PROFILE_MAX_CONCURRENCY, "0 (no cap)", &v)) {
+	if (f->val->type == NODE_SCALAR && strcmp(f->val->text, "auto") == 0) {
+		p->kernel_per_node_auto = p->has_kernel_per_node = true;
+		return;
+	}
+	if (parse_count(c, f, 0, PROFILE_MAX_CONCURRENCY, "0 (no cap)", "auto", &v)) {
 		p->kernel_per_node = (unsigned)v;
 		p->has_kernel_per_node = true;
 	}

@@ -67,6 +67,7 @@ struct mc_profile {
 	bool has_kernel_per_node;   /* reclaim.kernel_per_node given (else leave the sysctl) */
 	unsigned kernel_per_node;   /* the patched kernel's cap on direct reclaimers per
 	                               node, 0 = no cap */
+	bool kernel_per_node_auto;  /* "auto": the fewest CPUs of a node, found at plan time */
 	enum mc_numa_mode numa;
 	struct mc_group_spec *groups;
 	size_t n_groups;

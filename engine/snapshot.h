@@ -61,6 +61,8 @@ struct mc_snapshot {
 	uint64_t parent_limit;   /* the parent's effective limit (mc_host_effective_limit) */
 	/* vm.max_reclaimers_per_node of memctl's kernel patch; -1: no such sysctl */
 	long kernel_per_node;
+	/* the fewest online CPUs of a NUMA node (reclaim.kernel_per_node: auto) */
+	long cpus_per_node;
 	/* groups read with their files opened and closed again, past the budget
 	 * of kept-open descriptors (fd_budget: half the soft RLIMIT_NOFILE) */
 	size_t uncached;

@@ -1,3 +1,5 @@
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libcgroup.h>
@@ -591,16 +593,12 @@ static int read_mem_total(uint64_t *ret, uint64_t *ret_swap)
 	return r;
 }
 
-/* Counts the nodes in /sys/devices/system/node/online ("0", "0-1,3"). */
-static int count_numa_nodes(void)
+/* Counts the members of a kernel list ("0", "0-1,3"; "" or "\n": none). */
+static int count_list(const char *text)
 {
-	char *text, *p;
+	const char *p = text;
 	int n = 0;
 
-	/* A kernel without NUMA has no such file: it is one node. */
-	if (read_small_file("/sys/devices/system/node/online", &text, NULL) < 0)
-		return 1;
-	p = text;
 	while (*p && *p != '\n') {
 		char *end;
 		long a = strtol(p, &end, 10), b;
@@ -618,8 +616,51 @@ static int count_numa_nodes(void)
 		if (*p == ',')
 			p++;
 	}
+	return n;
+}
+
+/* Counts the nodes in /sys/devices/system/node/online. */
+static int count_numa_nodes(void)
+{
+	char *text;
+	int n;
+
+	/* A kernel without NUMA has no such file: it is one node. */
+	if (read_small_file("/sys/devices/system/node/online", &text, NULL) < 0)
+		return 1;
+	n = count_list(text);
 	free(text);
 	return n > 0 ? n : 1;
+}
+
+/*
+ * The fewest online CPUs of a NUMA node that has any (memory-only nodes
+ * have none and take no direct reclaimers of their own), or cpus when
+ * the kernel lists no node's CPUs.
+ */
+static int fewest_cpus_per_node(int cpus)
+{
+	DIR *d = opendir("/sys/devices/system/node");
+	struct dirent *e;
+	int fewest = 0;
+
+	while (d && (e = readdir(d))) {
+		char path[300], *text;
+		int n;
+
+		if (strncmp(e->d_name, "node", 4) != 0 || !isdigit((unsigned char)e->d_name[4]))
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/node/%s/cpulist", e->d_name);
+		if (read_small_file(path, &text, NULL) < 0)
+			continue;
+		n = count_list(text);
+		free(text);
+		if (n > 0 && (fewest == 0 || n < fewest))
+			fewest = n;
+	}
+	if (d)
+		closedir(d);
+	return fewest > 0 ? fewest : cpus;
 }
 
 /*
@@ -683,6 +724,7 @@ int mc_host_open(const struct mc_host_opts *o, struct mc_host **ret)
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	h->st.cpus_online = cpus > 0 ? (int)cpus : 1;
 	h->st.numa_nodes = count_numa_nodes();
+	h->st.cpus_per_node = fewest_cpus_per_node(h->st.cpus_online);
 	h->write_timeout_ms = MC_WRITE_TIMEOUT_MS;
 	r = host_fault_init(h);
 	if (r < 0)

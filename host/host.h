@@ -67,6 +67,7 @@ struct mc_host_status {
 	} knob[MC_KNOB__COUNT];
 	int cpus_online;
 	int numa_nodes;
+	int cpus_per_node;            /* the fewest online CPUs of a node that has any */
 	uint64_t swap_total;          /* bytes of swap (SwapTotal) */
 };
 

@@ -168,6 +168,7 @@ int mc_host_snapshot(struct mc_host *h, const char *parent, struct mc_snapshot *
 	s.fd_budget = mc_host_fd_budget(h);
 	if (mc_host_sysctl_read(h, "vm.max_reclaimers_per_node", &s.kernel_per_node) < 0)
 		s.kernel_per_node = -1;
+	s.cpus_per_node = h->st.cpus_per_node;
 	*ret = s;
 	return 0;
 fail:

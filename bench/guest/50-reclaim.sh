@@ -8,10 +8,11 @@
 # in turn (ROUNDS rounds: 20 by default, bench/guest.sh --rounds N):
 #   nocap        vm.max_reclaimers_per_node 0 (no cap; the stock kernel's
 #                only choice)
-#   cap1-memctl  (patched) at most 1 direct reclaimer per node, set by
-#                `memctl apply` of a profile with reclaim.kernel_per_node: 1
-#                (vm.max_reclaimers_per_node); the others wait and re-check
-#                whether reclaim is still needed
+#   cap1-memctl  (patched) the cap memctl chooses from intent alone:
+#                `memctl apply` of a profile with reclaim.kernel_per_node:
+#                auto, the fewest CPUs of a node (1 on this guest), written
+#                to vm.max_reclaimers_per_node; the other reclaimers wait
+#                and re-check whether reclaim is still needed
 #   oracle       (patched) the cap an expert sets by hand for this storm:
 #                the CPUs of a node (1 on this guest: 2 vCPUs, one per
 #                node; computed below from sysfs). The expert's reasoning:
@@ -21,11 +22,10 @@
 #                with their isolated batches, what leaves the last ones
 #                nothing to reclaim (the seed's false OOM kill), so a
 #                larger cap buys nothing, and a smaller one would leave
-#                a CPU of the node idle while reclaim is due. It is the
-#                value memctl's profile below names: memctl has no setting
-#                that derives the cap from intent, so cap1-memctl against
-#                oracle measures only whether setting it through memctl
-#                apply costs anything
+#                a CPU of the node idle while reclaim is due. memctl's
+#                auto follows the same reasoning (engine/plan.c), so the
+#                two arms set the same value when memctl gets it right:
+#                setcap checks that it did
 #   cap2         (patched) at most 2, set by hand
 #   nocap-aa     nocap again: the A/A control
 # Per storm (round NAME#N): OOM kills (memory.events oom_kill), allocators
@@ -80,14 +80,15 @@ storm() {
 }
 
 # setcap NAME CAP [memctl]: set vm.max_reclaimers_per_node (with memctl:
-# through memctl apply, checked); 1 when it could not be set.
+# through memctl apply of intent only, kernel_per_node: auto, checked to
+# come out as CAP); 1 when it could not be set.
 setcap() {
 	if [ "${3:-}" = memctl ]; then
-		printf 'version: 1\nparent: /\nreclaim:\n  kernel_per_node: %s\n' $2 > /tmp/reclaim.yaml
+		printf 'version: 1\nparent: /\nreclaim:\n  kernel_per_node: auto\n' > /tmp/reclaim.yaml
 		memctl apply /tmp/reclaim.yaml > /tmp/reclaim-apply.log 2>&1 ||
 			{ berr "$1: memctl apply failed: $(tail -n 2 /tmp/reclaim-apply.log | tr '\n' ' ')"; return 1; }
 		[ "$(cat /proc/sys/vm/max_reclaimers_per_node)" = $2 ] ||
-			{ berr "$1: memctl apply did not set vm.max_reclaimers_per_node"; return 1; }
+			{ berr "$1: memctl apply did not set vm.max_reclaimers_per_node to $2"; return 1; }
 	else
 		echo $2 2>/dev/null > /proc/sys/vm/max_reclaimers_per_node ||
 			{ [ $2 = 0 ] || { berr "$1: no vm.max_reclaimers_per_node"; return 1; }; }
@@ -131,7 +132,7 @@ r=0
 while [ $r -lt $ROUNDS ]; do
 	config nocap 0
 	if patched; then
-		config cap1-memctl 1 memctl
+		config cap1-memctl $ORACLE_CAP memctl
 		config oracle $ORACLE_CAP
 		config cap2 2
 	fi

@@ -66,6 +66,20 @@ if patched; then
 	else
 		say "no fault injection in this memctl: rollback cases not run"
 	fi
+	# auto: the fewest CPUs of a node that has any, counted here from sysfs
+	fewest=$(for f in /sys/devices/system/node/node*/cpulist; do
+		tr ',' '\n' < $f | awk -F- 'NF { n += ($2 == "" ? 1 : $2 - $1 + 1) } END { print n + 0 }'
+	done | awk '$1 > 0' | sort -n | head -n 1)
+	profile auto 256M > /tmp/k3.yaml
+	memctl plan /tmp/k3.yaml > /tmp/plan.txt 2>&1
+	cat /tmp/plan.txt
+	check "kernel_per_node auto: the plan says it is $fewest and why" \
+		grep -q "kernel_per_node auto ($fewest: the fewest CPUs of a NUMA node)" /tmp/plan.txt
+	memctl apply /tmp/k3.yaml > /tmp/out.txt 2>&1
+	rc=$?
+	check "kernel_per_node auto: apply exits 0" [ $rc = 0 ]
+	check "kernel_per_node auto: the sysctl is the fewest CPUs of a node ($fewest)" \
+		[ "$(cat /proc/sys/vm/max_reclaimers_per_node)" = "$fewest" ]
 	echo 0 > /proc/sys/vm/max_reclaimers_per_node
 else
 	check "kernel_per_node shown as a skip, not dropped" grep -q 'skip .*vm.max_reclaimers_per_node' /tmp/plan.txt

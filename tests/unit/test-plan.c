@@ -414,6 +414,37 @@ static void fuzz_round(uint64_t *st, const struct mc_caps *caps, int *fail_repla
 	snap_free(&s);
 }
 
+/* kernel_per_node: auto is the fewest CPUs of a node, and says so. */
+static void test_sysctl_auto(void)
+{
+	static const struct row rows[] = { { "", { UNL, UNL, 0, 0, NA, UNL } } };
+	static const long cpus[] = { 3, 0, 2 }, want[] = { 3, 1, -1 };
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.has_kernel_per_node = true, .kernel_per_node_auto = true };
+	struct mc_plan_opts o = { .create = true };
+
+	for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+		struct mc_diags d = { 0 };
+		struct mc_snapshot s;
+		struct mc_plan plan;
+		bool one = false;
+
+		snap_from_rows(&s, rows, 1, UNL);
+		s.kernel_per_node = 2;   /* the live value */
+		s.cpus_per_node = cpus[i];
+		tap_eq_int(mc_plan_build(&p, &s, &caps_v2, &o, &plan, &d), 0, "auto, %ld CPUs: plans",
+			   cpus[i]);
+		if (plan.n == 1 && plan.steps[0].kind == MC_STEP_SYSCTL)
+			one = (long)plan.steps[0].new_raw == want[i] &&
+			      strstr(plan.steps[0].reason, "auto (") != NULL;
+		tap_check(want[i] < 0 ? plan.n == 0 : one, "auto, %ld CPUs a node: %s", cpus[i],
+			  want[i] < 0 ? "the live value holds" : "the cap is that, at least 1");
+		mc_plan_free(&plan);
+		mc_diags_free(&d);
+		snap_free(&s);
+	}
+}
+
 /* reclaim.kernel_per_node: a sysctl step after the writes, a note without the sysctl. */
 static void test_sysctl(void)
 {
@@ -452,6 +483,7 @@ static void test_sysctl(void)
 		mc_diags_free(&d);
 		snap_free(&s);
 	}
+	test_sysctl_auto();
 }
 
 int main(void)

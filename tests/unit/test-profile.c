@@ -305,9 +305,9 @@ static const struct bad_case bad[] = {
 	{ "concurrency fraction", HDR "reclaim:\n  concurrency: 1.5\n", 0,
 	  4, 16, "reclaim.concurrency", "concurrency '1.5' is not an integer", 1 },
 	{ "kernel_per_node negative", HDR "reclaim:\n  kernel_per_node: -1\n", 0,
-	  4, 20, "reclaim.kernel_per_node", "kernel_per_node '-1' is not an integer from 0 (no cap) to 1024", 1 },
+	  4, 20, "reclaim.kernel_per_node", "kernel_per_node '-1' is not auto or an integer from 0 (no cap) to 1024", 1 },
 	{ "kernel_per_node 1025", HDR "reclaim:\n  kernel_per_node: 1025\n", 0,
-	  4, 20, "reclaim.kernel_per_node", "kernel_per_node '1025' is not an integer from 0", 1 },
+	  4, 20, "reclaim.kernel_per_node", "kernel_per_node '1025' is not auto or an integer from 0", 1 },
 	{ "numa typo", HDR "reclaim:\n  numa: round_robin\n", 0,
 	  4, 9, "reclaim.numa", "unknown numa mode 'round_robin', did you mean 'round-robin'?", 1 },
 	{ "numa unknown", HDR "reclaim:\n  numa: interleave\n", 0,
@@ -538,7 +538,16 @@ static void test_defaults(void)
 
 		if (parse_ok("kernel_per_node 0", y2, sizeof(y2) - 1, &p) < 0)
 			return;
-		tap_check(p.has_kernel_per_node && p.kernel_per_node == 0, "kernel_per_node 0 (no cap) is given");
+		tap_check(p.has_kernel_per_node && p.kernel_per_node == 0 && !p.kernel_per_node_auto,
+			  "kernel_per_node 0 (no cap) is given");
+		mc_profile_free(&p);
+	}
+	{
+		static const char y3[] = "version: 1\nparent: self\nreclaim: {kernel_per_node: auto}\n";
+
+		if (parse_ok("kernel_per_node auto", y3, sizeof(y3) - 1, &p) < 0)
+			return;
+		tap_check(p.has_kernel_per_node && p.kernel_per_node_auto, "kernel_per_node auto is given");
 		mc_profile_free(&p);
 	}
 }
