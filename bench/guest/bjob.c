@@ -19,6 +19,12 @@
  *       MiB (a hot part whose pages are read again and become active), the
  *       rest anywhere. Every miss is a disk read (disk_read, /proc/self/io,
  *       -1 without task I/O accounting).
+ *   bjob maptouch FILE STOP
+ *       A job whose file pages are mapped and in use: maps FILE shared and
+ *       read-only, then reads one byte of every page, sweep after sweep,
+ *       until the file STOP exists.
+ *       Reclaim finds these pages referenced and keeps them: it scans them
+ *       without evicting them. sweeps= is how many sweeps it made.
  *   bjob thp MIB STRIDE
  *       Faults in a 2 MiB aligned, MADV_HUGEPAGE mapping of MIB MiB, writing
  *       one byte every STRIDE bytes (4K: every page; 2M: one byte per huge
@@ -199,6 +205,40 @@ static int run_randread(const char *path, unsigned long count, unsigned long hot
 	return 0;
 }
 
+static int run_maptouch(const char *path, const char *stop)
+{
+	unsigned long sweeps = 0;
+	uint64_t sum = 0;
+	const unsigned char *p;
+	struct rusage r0;
+	struct stat st;
+	size_t pages;
+	double t0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		die("cannot open '%s'", path);
+	pages = (size_t)st.st_size / PAGE;
+	if (!pages) {
+		errno = EINVAL;
+		die("'%s' is empty", path);
+	}
+	p = mmap(NULL, pages * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		die("cannot map '%s'", path);
+	getrusage(RUSAGE_SELF, &r0);
+	t0 = now();
+	while (access(stop, F_OK) < 0) {
+		for (size_t i = 0; i < pages; i++)
+			sum += p[i * PAGE];
+		sweeps++;
+	}
+	print_common(t0, &r0);
+	printf(" pages=%zu sweeps=%lu sum=%" PRIu64 "\n", pages, sweeps, sum);
+	return 0;
+}
+
 static long anon_huge_kib(void)
 {
 	return proc_field("/proc/self/smaps_rollup", "AnonHugePages: %ld kB");
@@ -253,8 +293,11 @@ int main(int argc, char **argv)
 		return run_anon(parse_ul(argv[2]), parse_ul(argv[3]), argc == 5 ? argv[4] : NULL);
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "randread"))
 		return run_randread(argv[2], parse_ul(argv[3]), argc == 5 ? parse_ul(argv[4]) : 0);
+	if (argc == 4 && !strcmp(argv[1], "maptouch"))
+		return run_maptouch(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "thp"))
 		return run_thp(parse_ul(argv[2]), argv[3]);
-	fprintf(stderr, "usage: bjob anon MIB PASSES [BARRIER] | randread FILE COUNT [HOTMIB] | thp MIB 4K|2M\n");
+	fprintf(stderr, "usage: bjob anon MIB PASSES [BARRIER] | randread FILE COUNT [HOTMIB] | "
+			"maptouch FILE STOP | thp MIB 4K|2M\n");
 	return 2;
 }
