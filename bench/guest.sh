@@ -289,7 +289,9 @@ for name in "${names[@]}"; do
 		table numa "random reads beyond the group's limit, uneven page cache on 2 nodes (x = ratio to round-robin)" \
 			rr pgscan x:pgscan pgsteal limit_reclaims reclaim_s x:reclaim_s reclaim_wall_s memctl_sys memctl_reclaims \
 			reads_per_s x:reads_per_s n0_file_mib n1_file_mib
-		spread numa weighted "none rr oracle weighted-aa" pgscan reclaim_s reads_per_s limit_reclaims ;;
+		spread numa weighted "none rr oracle weighted-aa" pgscan reclaim_s reads_per_s limit_reclaims
+		spread numa map-weighted "map-none map-rr map-oracle map-weighted-aa" pgscan kept reclaim_s \
+			reads_per_s ;;
 	thp)
 		table thp "faulting in a MADV_HUGEPAGE mapping under a high limit (x = ratio to naive high, same stride)" \
 			- thp_alloc thp_fallback coverage_pct fallback_charge lat_avg_ms lat_max_ms sys elapsed high_mib
