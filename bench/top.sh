@@ -92,7 +92,7 @@ host_line
 echo "top: $N groups, refresh 1 s, $ROUNDS interleaved rounds of one $SECS s window per screen" \
 	"(new screens each round, started and measured in the round's order, which rotates;" \
 	"after a 3 s warm-up)${OLD:+, old binary $OLD}; load $(cut -d' ' -f1-3 /proc/loadavg)"
-for arm in $ARMS; do : > "$T_TMP/cpu.$arm"; : > "$T_TMP/ms.$arm"; : > "$T_TMP/rss.$arm"; done
+for arm in $ARMS; do : > "$T_TMP/cpu.$arm"; : > "$T_TMP/rss.$arm"; done
 : > "$T_TMP/snap"
 # window ARM: the CPU of that screen over SECS seconds alone, and its RSS after them
 window() {
@@ -105,9 +105,6 @@ window() {
 	kill -STOP "$pid"
 	awk -v d="$((n1 - n0))" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", d / 1e9 / (b - a) * 100 }' \
 		| tee -a "$T_TMP/cpu.$arm" | sed "s/^/$r\t$arm\t/" >> "$BENCH_RESULTS/top-rounds.tsv"
-	# one refresh a second: CPU per refresh is the CPU of the window over its seconds
-	awk -v d="$((n1 - n0))" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", d / 1e6 / (b - a) }' \
-		>> "$T_TMP/ms.$arm"
 	status_kb "$pid" VmRSS >> "$T_TMP/rss.$arm"
 }
 # round r starts with arm r (mod the number of arms) and takes the others in turn
@@ -129,7 +126,8 @@ tsv_header arm groups rounds cpu_pct cpu_pct_q1 cpu_pct_q3 cpu_ms_per_refresh x_
 declare -A NAME=([a]="top A (ncurses)" [b]="top A' (ncurses)" [o]="old binary (ncurses)")
 for arm in $ARMS; do
 	read -r c q1 q3 _ <<< "$(stats_summary < "$T_TMP/cpu.$arm")"
-	read -r ms _ <<< "$(stats_summary < "$T_TMP/ms.$arm")"
+	# one refresh a second: ms a refresh is 10 times the % of one CPU
+	ms=$(awk -v c="$c" 'BEGIN { print c * 10 }')
 	read -r rss _ <<< "$(stats_summary < "$T_TMP/rss.$arm")"
 	tsv_row "${NAME[$arm]}" $((N + 1)) "$ROUNDS" "$c" "$q1" "$q3" "$(printf %.3f "$ms")" \
 		"$(ratio "$ms" "$(awk -v u="$snap_us" 'BEGIN { print u / 1000 }')")" "$(printf %.0f "$rss")" \
