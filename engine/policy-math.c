@@ -443,6 +443,36 @@ uint64_t mc_numa_weight(uint64_t inactive, uint64_t refault, unsigned hold)
 	return inactive > back ? inactive - back : 0;
 }
 
+static u128 numa_above(const uint64_t *weight, size_t n, uint64_t level)
+{
+	u128 sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (weight[i] > level)
+			sum += weight[i] - level;
+	return sum;
+}
+
+void mc_numa_level(const uint64_t *weight, size_t n, uint64_t amount, uint64_t *ret)
+{
+	uint64_t lo = 0, hi = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (weight[i] > hi)
+			hi = weight[i];
+	/* The highest level whose excess still covers amount: binary search, as the excess falls with it. */
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2 + ((hi - lo) & 1);
+
+		if (numa_above(weight, n, mid) >= amount)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		ret[i] = weight[i] > lo ? weight[i] - lo : 0;
+}
+
 void mc_numa_split(int64_t *deficit, const uint64_t *weight, size_t n, uint64_t amount,
 		   uint64_t unit, uint64_t *ret)
 {

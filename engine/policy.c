@@ -1651,15 +1651,46 @@ out:
 static uint64_t numa_weight(const struct build *b, const struct node *nd, size_t i)
 {
 	const struct mc_kvs *kv = &nd->g->numa[i];
-	uint64_t f = 0, a = 0;
+	uint64_t f = 0, a = 0, mapped = 0;
 
 	if (mc_kvs_get(kv, "inactive_file", &f) < 0)
 		mc_kvs_get(kv, "file", &f);
+	/*
+	 * Mapped cache is not cheap to reclaim: each page must be unmapped and
+	 * one in use is found referenced and kept, scanned for nothing. Which
+	 * list its pages are on is not said, so all of it is left out.
+	 */
+	if (b->p->numa == MC_NUMA_WEIGHTED && mc_kvs_get(kv, "file_mapped", &mapped) == 0)
+		f = f > mapped ? f - mapped : 0;
 	if (b->cfg->swap && mc_kvs_get(kv, "inactive_anon", &a) < 0)
 		mc_kvs_get(kv, "anon", &a);
 	if (b->p->numa == MC_NUMA_WEIGHTED && nd->node_refault_bytes)
 		return mc_numa_weight(f + a, nd->node_refault_bytes[i], b->cfg->ws_hold);
 	return f + a;
+}
+
+/*
+ * The weighted split: the nodes' weights levelled from the top (the
+ * largest gives first), then split with the deficits carried in st.
+ */
+static int numa_weighted(struct node *nd, const struct gstate *st, const uint64_t *w,
+			 uint64_t bytes, uint64_t unit, uint64_t *out)
+{
+	size_t n = nd->g->n_numa;
+	uint64_t *share = calloc(n, sizeof(*share));
+
+	nd->new_deficit = calloc(n, sizeof(*nd->new_deficit));
+	if (!share || !nd->new_deficit) {
+		free(share);
+		return -ENOMEM;
+	}
+	nd->n_new_deficit = n;
+	if (st->n_deficit == n)
+		memcpy(nd->new_deficit, st->deficit, n * sizeof(*st->deficit));
+	mc_numa_level(w, n, bytes, share);
+	mc_numa_split(nd->new_deficit, share, n, bytes, unit, out);
+	free(share);
+	return 0;
 }
 
 /*
@@ -1689,14 +1720,8 @@ static int numa_split(struct build *b, struct node *nd, uint64_t bytes, uint64_t
 	if (b->p->numa == MC_NUMA_ROUND_ROBIN) {
 		nd->new_rr = st->rr_next;
 		mc_numa_round_robin(&nd->new_rr, w, n, bytes, unit, out);
-	} else {
-		nd->new_deficit = calloc(n, sizeof(*nd->new_deficit));
-		if (!nd->new_deficit)
-			goto nomem;
-		nd->n_new_deficit = n;
-		if (st->n_deficit == n)
-			memcpy(nd->new_deficit, st->deficit, n * sizeof(*st->deficit));
-		mc_numa_split(nd->new_deficit, w, n, bytes, unit, out);
+	} else if (numa_weighted(nd, st, w, bytes, unit, out) < 0) {
+		goto nomem;
 	}
 	nd->numa_touched = true;
 
@@ -1706,7 +1731,8 @@ static int numa_split(struct build *b, struct node *nd, uint64_t bytes, uint64_t
 	if (list && b->p->numa == MC_NUMA_ROUND_ROBIN) {
 		list = xcat(list, " (round-robin)");
 	} else if (list) {
-		list = xcat(list, " (weights: %s%s%s", v1 ? "file" : "inactive file",
+		list = xcat(list, " (the largest weights first; weights: %s%s%s",
+			    v1 ? "file" : "inactive file less mapped",
 			    b->cfg->swap ? (v1 ? " + anon" : " + inactive anon") : "",
 			    nd->node_refault_bytes ? ", less what the node refaulted x the hold" : "");
 		for (size_t i = 0; i < n && list; i++)

@@ -284,6 +284,16 @@ uint64_t mc_thp_round_up(uint64_t bytes);
 uint64_t mc_numa_weight(uint64_t inactive, uint64_t refault, unsigned hold);
 
 /*
+ * Levels the nodes' weights from the top: ret[i] is what node i holds
+ * above the highest level L at which the nodes together still hold amount
+ * above it (ret[i] = max(0, weight[i] - L)). A node is taken from only
+ * once every larger one is down to its size, so a node much smaller than
+ * another is left alone. When amount is at least the sum of the weights,
+ * L is 0 and ret is the weights. The shares are weights for mc_numa_split.
+ */
+void mc_numa_level(const uint64_t *weight, size_t n, uint64_t amount, uint64_t *ret);
+
+/*
  * NUMA weighting with deficit round-robin: splits amount over n nodes in
  * units of unit bytes, so that over many calls each node's share of the
  * total follows its share of the weights (proportionally fair), not

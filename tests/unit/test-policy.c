@@ -489,6 +489,29 @@ static void test_numa_single(void)
 		  "round-robin skips a node with weight 0");
 }
 
+static void test_numa_level(void)
+{
+	uint64_t out[3];
+
+	mc_numa_level((const uint64_t[]){ 225 * M, 75 * M }, 2, 160 * M, out);
+	tap_check(out[0] == 155 * M && out[1] == 5 * M,
+		  "numa level 225M:75M for 160M: both down to 70M (155M, 5M)");
+	mc_numa_level((const uint64_t[]){ 64 * M, 20 * M, 8 * M }, 3, 30 * M, out);
+	tap_check(out[0] == 30 * M && out[1] == 0 && out[2] == 0,
+		  "numa level 64M:20M:8M for 30M: the smaller nodes are left alone");
+	mc_numa_level((const uint64_t[]){ 64 * M, 20 * M, 8 * M }, 3, 50 * M, out);
+	tap_check(out[0] == 47 * M && out[1] == 3 * M && out[2] == 0,
+		  "numa level for 50M: node 1 joins below 20M (47M, 3M, 0)");
+	mc_numa_level((const uint64_t[]){ 6 * M, 2 * M }, 2, 10 * M, out);
+	tap_check(out[0] == 6 * M && out[1] == 2 * M, "numa level beyond the total: the weights");
+	mc_numa_level((const uint64_t[]){ 0, 0 }, 2, 4 * M, out);
+	tap_check(out[0] == 0 && out[1] == 0, "numa level of zero weights: zeros");
+	mc_numa_level((const uint64_t[]){ UINT64_MAX, UINT64_MAX - 1 }, 2, UINT64_MAX, out);
+	tap_check((unsigned __int128)out[0] + out[1] >= UINT64_MAX && out[0] == out[1] + 1,
+		  "numa level near UINT64_MAX: no overflow (%llu, %llu)", (unsigned long long)out[0],
+		  (unsigned long long)out[1]);
+}
+
 /*
  * 1000 intervals of varying amounts (1..7 units of 37 pages, plus a
  * sub-unit remainder every third interval): each node's share of the total
@@ -865,7 +888,7 @@ static void test_numa_refaults(void)
 		  "numa refaults 2: the node that refaults gives less (%llu, %llu)",
 		  (unsigned long long)out[0], (unsigned long long)out[1]);
 	check_reason("numa refaults 2", why ? why : "",
-		     "(weights: inactive file, less what the node refaulted x the hold 65536K, 55296K)");
+		     "(the largest weights first; weights: inactive file less mapped, less what the node refaulted x the hold 65536K, 55296K)");
 	free(why);
 	mc_policy_free(pol);
 }
@@ -955,8 +978,8 @@ static void test_decide_v2(void)
 	tap_eq_str(dec_str(&d, &caps_v2, false),
 		   "web memory.low=250M; batch memory.low=64M; cache memory.high=252M",
 		   "v2 interval 1: settings");
-	tap_eq_str(dec_str(&d, &caps_v2, true), "stream 160M [120M,40M]; batch 40M",
-		   "v2 interval 1: reclaims, largest first, stream split 3:1 by node, none from web");
+	tap_eq_str(dec_str(&d, &caps_v2, true), "stream 160M [155M,5M]; batch 40M",
+		   "v2 interval 1: reclaims, largest first, stream's node 0 down to 70M first, none from web");
 	check_reason("v2 web low", reason_of(&d, "web", false, MC_KNOB_LOW),
 		     "working set 250M (active 250M, refaults 0/interval): memory.low 250M");
 	check_reason("v2 batch low", reason_of(&d, "batch", false, MC_KNOB_LOW),
@@ -969,7 +992,7 @@ static void test_decide_v2(void)
 	check_reason("v2 stream reclaim", reason_of(&d, "stream", true, 0),
 		     "gives 160M first as it streams (inactive file 300M of usage 400M, refaults 0/interval) of the 200M '/test' needs back");
 	check_reason("v2 stream reclaim", reason_of(&d, "stream", true, 0),
-		     "per node N0 120M, N1 40M (weights: inactive file 225M, 75M)");
+		     "per node N0 155M, N1 5M (the largest weights first; weights: inactive file less mapped 225M, 75M)");
 	tap_eq_int((long long)d.n_notes, 1, "v2 interval 1: one note");
 	if (d.n_notes == 1)
 		tap_eq_str(d.notes[0],
@@ -1565,7 +1588,7 @@ static void test_decide_v2_patched(void)
 		   "patched v2: settings, the active-set switch on for the protect: active group only");
 	check_reason("patched web switch", reason_of(&d, "web", false, MC_KNOB_PROTECT_ACTIVE),
 		     "protect: active: its own reclaim takes inactive pages first");
-	tap_eq_str(dec_str(&d, &caps_v2p, true), "stream 160M [120M,40M]; batch 40M",
+	tap_eq_str(dec_str(&d, &caps_v2p, true), "stream 160M [155M,5M]; batch 40M",
 		   "patched v2: the same reclaims");
 	tap_check(d.n_notes == 1 && strncmp(d.notes[0], "reclaim at the limit of the profile's parent '/test'", 51) == 0,
 		  "patched v2: one note, the parent's switch is not memctl's; NUMA is enforced (%s)",
@@ -1636,7 +1659,7 @@ static void test_decide_v1(void)
 	check_reason("v1 stream reclaim", reason_of(&d, "stream", true, 0),
 		     "gives 6M first as it streams (inactive file 150M of usage 200M, refaults 0/interval) of the 6M '/test' needs back (usage 510M above limit 512M minus headroom 8M)");
 	check_reason("v1 stream reclaim", reason_of(&d, "stream", true, 0),
-		     "(weights: file 100M, 100M)");
+		     "; weights: file 100M, 100M)");
 	check_reason("v1 batch reclaim", reason_of(&d, "batch", true, 0),
 		     "usage 105M is 5M above high 100M: emulates high on v1; rounded up to whole 2M huge pages: 6M");
 	check_reason("v1 logs reclaim", reason_of(&d, "logs", true, 0),
@@ -2271,7 +2294,8 @@ static void test_decide_thp_erange(void)
 /*
  * NUMA state across intervals, patched v2 (enforced: no note). Every
  * interval the parent (limit 1G, headroom 24M, usage 1002M) needs 2M, all
- * from the THP group hp: one 2M unit, weights 300:100. Deficit round-robin
+ * from the THP group hp: one 2M unit, weights 300.5M:299.5M, levelled
+ * from the top to 1.5M:0.5M (both down to 299M). Deficit round-robin
  * credits 1.5M and 0.5M per interval: node 0, node 0 (tie), node 1, node 0,
  * then the deficits are back at zero. 100 intervals: 75 units (150M) and
  * 25 (50M). Without the kept deficits every unit would go to node 0.
@@ -2283,7 +2307,8 @@ static void test_decide_numa_state(void)
 	struct gdef rows[] = {
 		{ "", { 1 * G, UNL, 0, 0, UNL, UNL }, 1002 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
 		{ "hp", { UNL, UNL, 0, 0, UNL, UNL }, 500 * M, { { 0 } },
-		  { { { "inactive_file", 300 * M } }, { { "inactive_file", 100 * M } } }, 2, 0 },
+		  { { { "inactive_file", 300 * M + 128 * K4 } }, { { "inactive_file", 300 * M - 128 * K4 } } },
+		  2, 0 },
 	};
 	struct mc_group_spec g;
 	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
@@ -2327,6 +2352,42 @@ static void test_decide_numa_state(void)
 			   mode ? "round-robin" : "weighted");
 		mc_policy_free(pol);
 	}
+}
+
+/*
+ * Mapped cache weighs nothing: node 1 holds more inactive file (40M) than
+ * node 0 (30M), but 32M of it is mapped, so its weight is 8M and the 2M
+ * the parent needs come from node 0 alone.
+ */
+static void test_decide_numa_mapped(void)
+{
+	struct mc_policy_config cfg = { .headroom = 24 * M, .cpus = 1 };
+	struct gdef rows[] = {
+		{ "", { 1 * G, UNL, 0, 0, UNL, UNL }, 1002 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
+		{ "app", { UNL, UNL, 0, 0, UNL, UNL }, 500 * M, { { 0 } },
+		  { { { "inactive_file", 30 * M } },
+		    { { "inactive_file", 40 * M }, { "file_mapped", 32 * M } } }, 2, 0 },
+	};
+	struct mc_group_spec g;
+	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
+				.groups = &g, .n_groups = 1, .numa = MC_NUMA_WEIGHTED };
+	struct mc_policy *pol;
+	struct mc_snapshot s;
+	struct mc_decisions d;
+
+	spec_init(&g, "app");
+	if (mc_policy_new(&cfg, &pol) < 0)
+		abort();
+	snap_build(&s, rows, N(rows), 1 * G);
+	if (mc_policy_decide(pol, &p, &s, &caps_v2p, &d, NULL) < 0)
+		abort();
+	tap_eq_str(dec_str(&d, &caps_v2p, true), "app 2M [2M,0]",
+		   "numa mapped: all from node 0, whose cache is not mapped");
+	check_reason("numa mapped", reason_of(&d, "app", true, 0),
+		     "per node N0 2M, N1 0 (the largest weights first; weights: inactive file less mapped 30M, 8M)");
+	mc_decisions_free(&d);
+	mc_snapshot_free(&s);
+	mc_policy_free(pol);
 }
 
 /*
@@ -2427,6 +2488,7 @@ int main(void)
 	test_thp();
 	test_headroom_and_cap();
 	test_numa_single();
+	test_numa_level();
 	test_numa_weight();
 	test_numa_refaults();
 	test_numa_converge();
@@ -2442,6 +2504,7 @@ int main(void)
 	test_protect_switches();
 	test_decide_thp_erange();
 	test_decide_numa_state();
+	test_decide_numa_mapped();
 	test_decide_valid_chain();
 	test_v1_deadband();
 	test_v1_reclaimed();
