@@ -1656,12 +1656,12 @@ static uint64_t numa_weight(const struct build *b, const struct node *nd, size_t
 	if (mc_kvs_get(kv, "inactive_file", &f) < 0)
 		mc_kvs_get(kv, "file", &f);
 	/*
-	 * Mapped cache is not cheap to reclaim: each page must be unmapped and
-	 * one in use is found referenced and kept, scanned for nothing. Which
-	 * list its pages are on is not said, so all of it is left out.
+	 * Mapped cache is not cheap to reclaim: one in use is found referenced
+	 * and kept, scanned for nothing. Which list its pages are on is not
+	 * said, so all of it counts as inactive.
 	 */
 	if (b->p->numa == MC_NUMA_WEIGHTED && mc_kvs_get(kv, "file_mapped", &mapped) == 0)
-		f = f > mapped ? f - mapped : 0;
+		f = mc_numa_cheap(f, mapped);
 	if (b->cfg->swap && mc_kvs_get(kv, "inactive_anon", &a) < 0)
 		mc_kvs_get(kv, "anon", &a);
 	if (b->p->numa == MC_NUMA_WEIGHTED && nd->node_refault_bytes)
@@ -1732,7 +1732,7 @@ static int numa_split(struct build *b, struct node *nd, uint64_t bytes, uint64_t
 		list = xcat(list, " (round-robin)");
 	} else if (list) {
 		list = xcat(list, " (the largest weights first; weights: %s%s%s",
-			    v1 ? "file" : "inactive file less mapped",
+			    v1 ? "file" : "unmapped inactive file x its share",
 			    b->cfg->swap ? (v1 ? " + anon" : " + inactive anon") : "",
 			    nd->node_refault_bytes ? ", less what the node refaulted x the hold" : "");
 		for (size_t i = 0; i < n && list; i++)

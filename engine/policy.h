@@ -274,6 +274,17 @@ int mc_thp_high(uint64_t high, uint64_t max, unsigned cpus, uint64_t floor, uint
 uint64_t mc_thp_round_up(uint64_t bytes);
 
 /*
+ * A node's inactive file cache as reclaim will find it: of inactive bytes,
+ * mapped ones are kept when in use (reclaim finds them referenced), so
+ * only inactive - mapped can be taken, and taking a byte of it costs
+ * inactive / (inactive - mapped) bytes scanned when the mapped pages lie
+ * among the others. Returns the cheap bytes divided by that cost,
+ * (inactive - mapped)^2 / inactive: all of it with nothing mapped, 0 when
+ * all of it is mapped.
+ */
+uint64_t mc_numa_cheap(uint64_t inactive, uint64_t mapped);
+
+/*
  * The weight of a node for `numa: weighted`: its reclaimable (inactive)
  * bytes less those that would come back within `hold` intervals at the
  * rate the group refaulted on the node in the last one (refault bytes x

@@ -489,6 +489,16 @@ static void test_numa_single(void)
 		  "round-robin skips a node with weight 0");
 }
 
+static void test_numa_cheap(void)
+{
+	tap_eq_u64(mc_numa_cheap(64 * M, 0), 64 * M, "numa cheap: nothing mapped: all of it");
+	tap_eq_u64(mc_numa_cheap(64 * M, 32 * M), 16 * M, "numa cheap: half mapped: 32M at 2 scans a page");
+	tap_eq_u64(mc_numa_cheap(64 * M, 64 * M), 0, "numa cheap: all mapped: 0");
+	tap_eq_u64(mc_numa_cheap(8 * M, 9 * M), 0, "numa cheap: more mapped than inactive: 0");
+	tap_eq_u64(mc_numa_cheap(0, 0), 0, "numa cheap: empty: 0");
+	tap_eq_u64(mc_numa_cheap(UINT64_MAX, 0), UINT64_MAX, "numa cheap: no overflow");
+}
+
 static void test_numa_level(void)
 {
 	uint64_t out[3];
@@ -888,7 +898,7 @@ static void test_numa_refaults(void)
 		  "numa refaults 2: the node that refaults gives less (%llu, %llu)",
 		  (unsigned long long)out[0], (unsigned long long)out[1]);
 	check_reason("numa refaults 2", why ? why : "",
-		     "(the largest weights first; weights: inactive file less mapped, less what the node refaulted x the hold 65536K, 55296K)");
+		     "(the largest weights first; weights: unmapped inactive file x its share, less what the node refaulted x the hold 65536K, 55296K)");
 	free(why);
 	mc_policy_free(pol);
 }
@@ -992,7 +1002,7 @@ static void test_decide_v2(void)
 	check_reason("v2 stream reclaim", reason_of(&d, "stream", true, 0),
 		     "gives 160M first as it streams (inactive file 300M of usage 400M, refaults 0/interval) of the 200M '/test' needs back");
 	check_reason("v2 stream reclaim", reason_of(&d, "stream", true, 0),
-		     "per node N0 155M, N1 5M (the largest weights first; weights: inactive file less mapped 225M, 75M)");
+		     "per node N0 155M, N1 5M (the largest weights first; weights: unmapped inactive file x its share 225M, 75M)");
 	tap_eq_int((long long)d.n_notes, 1, "v2 interval 1: one note");
 	if (d.n_notes == 1)
 		tap_eq_str(d.notes[0],
@@ -2355,9 +2365,10 @@ static void test_decide_numa_state(void)
 }
 
 /*
- * Mapped cache weighs nothing: node 1 holds more inactive file (40M) than
- * node 0 (30M), but 32M of it is mapped, so its weight is 8M and the 2M
- * the parent needs come from node 0 alone.
+ * Mapped cache weighs nothing and costs scans: node 1 holds more inactive
+ * file (50M) than node 0 (30M), but 40M of it is mapped, so 10M can be
+ * taken at five pages scanned a page: weight 10M x 10/50 = 2M, and the
+ * 2M the parent needs come from node 0 alone.
  */
 static void test_decide_numa_mapped(void)
 {
@@ -2366,7 +2377,7 @@ static void test_decide_numa_mapped(void)
 		{ "", { 1 * G, UNL, 0, 0, UNL, UNL }, 1002 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
 		{ "app", { UNL, UNL, 0, 0, UNL, UNL }, 500 * M, { { 0 } },
 		  { { { "inactive_file", 30 * M } },
-		    { { "inactive_file", 40 * M }, { "file_mapped", 32 * M } } }, 2, 0 },
+		    { { "inactive_file", 50 * M }, { "file_mapped", 40 * M } } }, 2, 0 },
 	};
 	struct mc_group_spec g;
 	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
@@ -2384,7 +2395,7 @@ static void test_decide_numa_mapped(void)
 	tap_eq_str(dec_str(&d, &caps_v2p, true), "app 2M [2M,0]",
 		   "numa mapped: all from node 0, whose cache is not mapped");
 	check_reason("numa mapped", reason_of(&d, "app", true, 0),
-		     "per node N0 2M, N1 0 (the largest weights first; weights: inactive file less mapped 30M, 8M)");
+		     "per node N0 2M, N1 0 (the largest weights first; weights: unmapped inactive file x its share 30M, 2M)");
 	mc_decisions_free(&d);
 	mc_snapshot_free(&s);
 	mc_policy_free(pol);
@@ -2489,6 +2500,7 @@ int main(void)
 	test_headroom_and_cap();
 	test_numa_single();
 	test_numa_level();
+	test_numa_cheap();
 	test_numa_weight();
 	test_numa_refaults();
 	test_numa_converge();
