@@ -1661,7 +1661,7 @@ static uint64_t numa_weight(const struct build *b, const struct node *nd, size_t
 	 * said, so all of it counts as inactive.
 	 */
 	if (b->p->numa == MC_NUMA_WEIGHTED && mc_kvs_get(kv, "file_mapped", &mapped) == 0)
-		f = mc_numa_cheap(f, mapped);
+		f = page_down(mc_numa_cheap(f, mapped), b->page);
 	if (b->cfg->swap && mc_kvs_get(kv, "inactive_anon", &a) < 0)
 		mc_kvs_get(kv, "anon", &a);
 	if (b->p->numa == MC_NUMA_WEIGHTED && nd->node_refault_bytes)

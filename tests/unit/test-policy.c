@@ -2366,9 +2366,10 @@ static void test_decide_numa_state(void)
 
 /*
  * Mapped cache weighs nothing and costs scans: node 1 holds more inactive
- * file (50M) than node 0 (30M), but 40M of it is mapped, so 10M can be
- * taken at five pages scanned a page: weight 10M x 10/50 = 2M, and the
- * 2M the parent needs come from node 0 alone.
+ * file (50M) than node 0 (30M), but 41M of it is mapped, so 9M can be
+ * taken at 50/9 pages scanned a page: weight 9M x 9/50 = 1.62M, a whole
+ * number of pages below it 1656K (in one unit with the rest of the line),
+ * and the 2M the parent needs come from node 0 alone.
  */
 static void test_decide_numa_mapped(void)
 {
@@ -2377,7 +2378,7 @@ static void test_decide_numa_mapped(void)
 		{ "", { 1 * G, UNL, 0, 0, UNL, UNL }, 1002 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
 		{ "app", { UNL, UNL, 0, 0, UNL, UNL }, 500 * M, { { 0 } },
 		  { { { "inactive_file", 30 * M } },
-		    { { "inactive_file", 50 * M }, { "file_mapped", 40 * M } } }, 2, 0 },
+		    { { "inactive_file", 50 * M }, { "file_mapped", 41 * M } } }, 2, 0 },
 	};
 	struct mc_group_spec g;
 	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
@@ -2395,7 +2396,7 @@ static void test_decide_numa_mapped(void)
 	tap_eq_str(dec_str(&d, &caps_v2p, true), "app 2M [2M,0]",
 		   "numa mapped: all from node 0, whose cache is not mapped");
 	check_reason("numa mapped", reason_of(&d, "app", true, 0),
-		     "per node N0 2M, N1 0 (the largest weights first; weights: unmapped inactive file x its share 30M, 2M)");
+		     "per node N0 2048K, N1 0 (the largest weights first; weights: unmapped inactive file x its share 30720K, 1656K)");
 	mc_decisions_free(&d);
 	mc_snapshot_free(&s);
 	mc_policy_free(pol);
