@@ -165,7 +165,7 @@ static void remember_sel(struct screen *s)
 {
 	struct top_row *r = sel_row(s);
 
-	if (!r)
+	if (!r || (s->sel_path && strcmp(s->sel_path, r->path) == 0))
 		return;
 	free(s->sel_path);
 	s->sel_path = strdup(r->path);
@@ -176,6 +176,10 @@ static void restore_sel(struct screen *s)
 {
 	struct top_model *m = s->m;
 
+	/* a path names one row: the group still where it was (most refreshes) is found there */
+	if (s->sel_path && s->sel < m->n_order &&
+	    strcmp(m->rows[m->order[s->sel]].path, s->sel_path) == 0)
+		return;
 	if (s->sel_path)
 		for (size_t k = 0; k < m->n_order; k++)
 			if (strcmp(m->rows[m->order[k]].path, s->sel_path) == 0) {
