@@ -1430,7 +1430,14 @@ static int draw(struct screen *s)
 		draw_reason(s);
 	}
 	draw_status(s);
-	refresh();
+	/*
+	 * A frame whose every line was kept (most frames of an idle tree)
+	 * leaves stdscr as the last refresh() sent it: that refresh would only
+	 * look at each line and block and unblock SIGTSTP around it (two
+	 * syscalls). getch() resizes after a SIGWINCH all the same.
+	 */
+	if (is_wintouched(stdscr))
+		refresh();
 	frame_end(s);
 	return r;
 }
