@@ -12,13 +12,16 @@
  * again marks its line changed, and refresh() compares all of them with
  * the terminal's, cell by cell (about a sixth of a refresh at 1000 groups,
  * with the memory out of the caches after a second of sleep). So the
- * table's rows are composed as cells of their own and compared with what
- * the line got last frame, and ncurses is handed only the lines that
- * differ. A frame draws over the last one without erase() only when both
- * show the table at the same size (the lines other than rows are drawn
- * whole every frame); any other frame starts from erase() and forgets
- * what the lines held. A row that is not plain ASCII is drawn through
- * ncurses and forgotten too.
+ * table's rows, its header, the title, the host's line and the status line
+ * are composed as cells of their own and compared with what the line got
+ * last frame, and ncurses is handed only the lines that differ (its text
+ * path, waddnstr, costs more a character than composing a cell: the title
+ * and host lines drawn through it were two fifths of a frame's drawing). A
+ * frame draws over the last one without erase() only when both show the
+ * table at the same size (the other lines, panes and prompts, are drawn
+ * whole every frame); any other frame starts from erase() and forgets what
+ * the lines held. A line that is not plain ASCII is drawn through ncurses
+ * and forgotten too.
  *
  * The terminal is never left broken: endwin() runs on every way out
  * (return, exit through atexit, SIGINT/SIGTERM/SIGHUP which end the loop,
@@ -97,6 +100,8 @@ struct screen {
 	bool *line_now;       /* line y was composed in this frame */
 	int lines_n, lines_cols;
 	bool table_shown;     /* the last frame showed the table (no pane, help or chooser) */
+	double psi_avg[6];    /* the host's pressure averages psi_text shows */
+	char psi_text[512];   /* "PSI some ... full ...", "": not made yet (as long as the line) */
 };
 
 /* The status message wraps over at most this many lines (an error's hint included). */
@@ -160,7 +165,7 @@ static void remember_sel(struct screen *s)
 {
 	struct top_row *r = sel_row(s);
 
-	if (!r)
+	if (!r || (s->sel_path && strcmp(s->sel_path, r->path) == 0))
 		return;
 	free(s->sel_path);
 	s->sel_path = strdup(r->path);
@@ -171,6 +176,10 @@ static void restore_sel(struct screen *s)
 {
 	struct top_model *m = s->m;
 
+	/* a path names one row: the group still where it was (most refreshes) is found there */
+	if (s->sel_path && s->sel < m->n_order &&
+	    strcmp(m->rows[m->order[s->sel]].path, s->sel_path) == 0)
+		return;
 	if (s->sel_path)
 		for (size_t k = 0; k < m->n_order; k++)
 			if (strcmp(m->rows[m->order[k]].path, s->sel_path) == 0) {
@@ -433,6 +442,55 @@ static void put_clipped(int y, int x, const char *t, int w, bool right)
 	mvprintw(y, x, right ? "%*s" : "%-*s", w, t);
 }
 
+/* Line y gets the composed cells s->row_cells, through ncurses only when it held others. */
+static void show_cells(struct screen *s, int y)
+{
+	chtype *kept = s->lines + (size_t)y * (size_t)s->lines_cols;
+
+	s->line_now[y] = true;
+	if (s->line_kept[y] && memcmp(kept, s->row_cells, (size_t)COLS * sizeof(*kept)) == 0)
+		return;
+	mvaddchnstr(y, 0, s->row_cells, COLS);
+	memcpy(kept, s->row_cells, (size_t)COLS * sizeof(*kept));
+}
+
+/* Every cell of line a blank of the current attributes. */
+static void blank_cells(chtype *line)
+{
+	chtype blank = cell_attrs() | ' ';
+
+	for (int i = 0; i < COLS; i++)
+		line[i] = blank;
+}
+
+/*
+ * Line y: text t (its first n bytes, cut at the screen's width) in the
+ * current attributes and extra, then blanks in the current attributes to
+ * the end of the line; what mvhline and mvaddnstr draw. Composed and
+ * handed to ncurses only when the line held something else (show_cells),
+ * unless t is not plain ASCII or no lines are kept: drawn then.
+ */
+static void put_line(struct screen *s, int y, const char *t, int n, attr_t extra)
+{
+	bool ok;
+
+	n = n < COLS ? n : COLS;
+	if (s->lines) {
+		blank_cells(s->row_cells);
+		attron(extra);
+		ok = ascii_cells(s->row_cells, t, n, n, false);
+		attroff(extra);
+		if (ok) {
+			show_cells(s, y);
+			return;
+		}
+	}
+	mvhline(y, 0, ' ', COLS);
+	attron(extra);
+	mvaddnstr(y, 0, t, n);
+	attroff(extra);
+}
+
 /* Where the decisions come from: "run 1234: #42 0.4s ago, 1.2ms" (pid, interval, age, duration). */
 static void daemon_text(const struct screen *s, char *buf, size_t len)
 {
@@ -459,6 +517,26 @@ static void daemon_text(const struct screen *s, char *buf, size_t len)
 		 d->n > 1 ? " (+ others)" : "", d->v[0].n_errors ? ", errors" : "");
 }
 
+/*
+ * The host's pressure averages as the second line shows them, formatted
+ * again only when one changed (the kernel moves them every 2 s; six
+ * floating-point conversions are most of that line's cost).
+ */
+static const char *psi_text(struct screen *s)
+{
+	const struct mc_psi *p = &s->m->host_psi;
+	const double v[6] = { p->some_avg10, p->some_avg60, p->some_avg300,
+			      p->full_avg10, p->full_avg60, p->full_avg300 };
+
+	/* the same bits print the same text */
+	if (!s->psi_text[0] || memcmp(v, s->psi_avg, sizeof(v)) != 0) {
+		memcpy(s->psi_avg, v, sizeof(v));
+		snprintf(s->psi_text, sizeof(s->psi_text), "PSI some %.2f %.2f %.2f full %.2f %.2f %.2f",
+			 v[0], v[1], v[2], v[3], v[4], v[5]);
+	}
+	return s->psi_text;
+}
+
 /* The second line: host memory pressure (every host with PSI, v1 too), then the daemon. */
 static void draw_host_line(struct screen *s, int y)
 {
@@ -466,14 +544,11 @@ static void draw_host_line(struct screen *s, int y)
 	char line[512], dt[256];
 
 	daemon_text(s, dt, sizeof(dt));
-	if (m->host_psi_valid)
-		snprintf(line, sizeof(line), "PSI some %.2f %.2f %.2f full %.2f %.2f %.2f | %s",
-			 m->host_psi.some_avg10, m->host_psi.some_avg60, m->host_psi.some_avg300,
-			 m->host_psi.full_avg10, m->host_psi.full_avg60, m->host_psi.full_avg300, dt);
-	else
+	if (!m->host_psi_valid)
 		snprintf(line, sizeof(line), "PSI: none (no /proc/pressure/memory) | %s", dt);
-	mvhline(y, 0, ' ', COLS);
-	mvaddnstr(y, 0, line, COLS);
+	else if (snprintf(line, sizeof(line), "%s | %s", psi_text(s), dt) < 0)
+		line[0] = '\0';   /* an output error (none with these formats) */
+	put_line(s, y, line, (int)strlen(line), A_NORMAL);
 }
 
 static void draw_title(struct screen *s)
@@ -492,8 +567,7 @@ static void draw_title(struct screen *s)
 	if (s->color)
 		attron(COLOR_PAIR(PAIR_TITLE));
 	attron(A_BOLD);
-	mvhline(0, 0, ' ', COLS);
-	mvaddnstr(0, 0, line, COLS);
+	put_line(s, 0, line, (int)strlen(line), A_NORMAL);
 	attroff(A_BOLD);
 	if (s->color)
 		attroff(COLOR_PAIR(PAIR_TITLE));
@@ -536,27 +610,45 @@ static unsigned visible_parts(const struct screen *s, int nw)
 }
 
 /*
- * Draws the column titles on line y0 (the name column nw wide), the sort
- * column's in bold and underlined.
+ * A cell of a row: composed into the row's cells (line, COLS of them), or
+ * drawn on line y when line is NULL. false when it cannot be composed.
  */
-static void draw_header(struct screen *s, int y0, int nw)
+static bool put_cell(chtype *line, int y, int x, const char *t, int w, bool right)
+{
+	if (!line) {
+		put_clipped(y, x, t, w, right);
+		return true;
+	}
+	return w <= 0 || ascii_cells(line + x, t, (int)strlen(t), w, right);
+}
+
+/*
+ * The column titles for line y0 (the name column nw wide), the sort
+ * column's in bold and underlined: composed into line, or drawn when line
+ * is NULL. false when they cannot be composed (not plain ASCII).
+ */
+static bool header_cells(struct screen *s, chtype *line, int y0, int nw)
 {
 	const struct top_model *m = s->m;
+	bool ok;
 
 	if (s->color)
 		attron(COLOR_PAIR(PAIR_HEADER));
 	else
 		attron(A_REVERSE);
-	mvhline(y0, 0, ' ', COLS);
-	put_clipped(y0, 0, top_cols[s->cols[0]].title, nw, false);
+	if (line)
+		blank_cells(line);
+	else
+		mvhline(y0, 0, ' ', COLS);
+	ok = put_cell(line, y0, 0, top_cols[s->cols[0]].title, nw, false);
 	for (size_t k = 1 + s->hcol, x = (size_t)nw; col_fits(s, k, x); k++) {
 		const struct top_col *c = &top_cols[s->cols[k]];
 		int w = col_width(s, k, x);
 
 		if (s->cols[k] == m->sort_col)
 			attron(A_BOLD | A_UNDERLINE);
-		put_clipped(y0, (int)x + 1, c->title, w > COLS - (int)x - 1 ? COLS - (int)x - 1 : w,
-			    c->kind != TOP_TEXT);
+		ok &= put_cell(line, y0, (int)x + 1, c->title,
+			       w > COLS - (int)x - 1 ? COLS - (int)x - 1 : w, c->kind != TOP_TEXT);
 		if (s->cols[k] == m->sort_col)
 			attroff(A_BOLD | A_UNDERLINE);
 		x += (size_t)w + 1;
@@ -565,6 +657,16 @@ static void draw_header(struct screen *s, int y0, int nw)
 		attroff(COLOR_PAIR(PAIR_HEADER));
 	else
 		attroff(A_REVERSE);
+	return ok;
+}
+
+/* The column titles on line y0: composed and compared like a row (show_cells), else drawn. */
+static void draw_header(struct screen *s, int y0, int nw)
+{
+	if (s->lines && header_cells(s, s->row_cells, y0, nw))
+		show_cells(s, y0);
+	else
+		header_cells(s, NULL, y0, nw);
 }
 
 /*
@@ -585,19 +687,6 @@ static void name_cell(const struct top_row *r, char *buf, size_t len)
 	k = len - 1 - n < r->label_len ? len - 1 - n : r->label_len;
 	memcpy(buf + n, r->label, k);
 	buf[n + k] = '\0';
-}
-
-/*
- * A cell of a row: composed into the row's cells (line, COLS of them), or
- * drawn on line y when line is NULL. false when it cannot be composed.
- */
-static bool put_cell(chtype *line, int y, int x, const char *t, int w, bool right)
-{
-	if (!line) {
-		put_clipped(y, x, t, w, right);
-		return true;
-	}
-	return w <= 0 || ascii_cells(line + x, t, (int)strlen(t), w, right);
 }
 
 /*
@@ -622,14 +711,10 @@ static bool draw_row(struct screen *s, chtype *line, int y, size_t k, int nw)
 		attron(A_DIM);
 	else if (s->color && pct.valid && pct.d >= 90)
 		attron(COLOR_PAIR(PAIR_HOT));
-	if (line) {
-		chtype blank = cell_attrs() | ' ';
-
-		for (int i = 0; i < COLS; i++)
-			line[i] = blank;
-	} else {
+	if (line)
+		blank_cells(line);
+	else
 		mvhline(y, 0, ' ', COLS);
-	}
 	name_cell(r, name, sizeof(name));
 	ok &= put_cell(line, y, 0, name, nw, false);
 	x = (size_t)nw;
@@ -651,18 +736,6 @@ static bool draw_row(struct screen *s, chtype *line, int y, size_t k, int nw)
 	}
 	attrset(A_NORMAL);
 	return ok;
-}
-
-/* Line y gets the composed cells s->row_cells, through ncurses only when it held others. */
-static void show_cells(struct screen *s, int y)
-{
-	chtype *kept = s->lines + (size_t)y * (size_t)s->lines_cols;
-
-	s->line_now[y] = true;
-	if (s->line_kept[y] && memcmp(kept, s->row_cells, (size_t)COLS * sizeof(*kept)) == 0)
-		return;
-	mvaddchnstr(y, 0, s->row_cells, COLS);
-	memcpy(kept, s->row_cells, (size_t)COLS * sizeof(*kept));
 }
 
 /* Draws the header and the rows (h lines below it, blank past the last row). */
@@ -1208,19 +1281,19 @@ static void draw_status(struct screen *s)
 	};
 	int y = LINES - 1, h = status_height(s);
 
-	for (int i = 0; i < h; i++)
-		mvhline(y - i, 0, ' ', COLS);
 	if (s->prompt == PROMPT_EDIT) {
 		const struct top_row *r = sel_row(s);
 		char *l = NULL;
 
 		if (asprintf(&l, "set %s (knob=value): ", r ? r->path[0] ? r->path : r->abs : "?") < 0)
 			l = NULL;
+		mvhline(y, 0, ' ', COLS);
 		draw_prompt(y, l ? l : "set: ", s->input);
 		free(l);
 		return;
 	}
 	if (s->prompt != PROMPT_NONE) {
+		mvhline(y, 0, ' ', COLS);
 		draw_prompt(y, label[s->prompt], s->input);
 		return;
 	}
@@ -1229,21 +1302,21 @@ static void draw_status(struct screen *s)
 		const char *starts[STATUS_MAX_LINES];
 		int lens[STATUS_MAX_LINES];
 		size_t n = wrap_text(s->status, COLS - 1, starts, lens, STATUS_MAX_LINES);
+		attr_t a = !s->status_err ? A_NORMAL : s->color ? COLOR_PAIR(PAIR_ERROR) | A_BOLD
+								 : A_BOLD;
 
-		if (s->status_err)
-			attron(s->color ? COLOR_PAIR(PAIR_ERROR) | A_BOLD : A_BOLD);
-		for (int i = 0; i < h && (size_t)i < n; i++)
-			mvaddnstr(y - h + 1 + i, 0, starts[i], lens[i]);
-		attrset(A_NORMAL);
+		for (int i = 0; i < h; i++)
+			put_line(s, y - h + 1 + i, (size_t)i < n ? starts[i] : "",
+				 (size_t)i < n ? lens[i] : 0, a);
 	} else {
-		attron(A_DIM);
-		if (s->m->src->replay)
-			mvaddnstr(y, 0, "? help  q quit  [ ] sample  t jump  p play  / search  "
-					"f filter  < > sort  r reverse  i detail  c columns", COLS - 1);
-		else
-			mvaddnstr(y, 0, "? help  q quit  e edit  / search  f filter  < > sort  "
-					"r reverse  i detail  c columns  p pause", COLS - 1);
-		attroff(A_DIM);
+		const char *keys = s->m->src->replay
+			? "? help  q quit  [ ] sample  t jump  p play  / search  "
+			  "f filter  < > sort  r reverse  i detail  c columns"
+			: "? help  q quit  e edit  / search  f filter  < > sort  "
+			  "r reverse  i detail  c columns  p pause";
+		int n = (int)strlen(keys);
+
+		put_line(s, y, keys, n < COLS - 1 ? n : COLS - 1, A_DIM);
 	}
 }
 
@@ -1357,7 +1430,14 @@ static int draw(struct screen *s)
 		draw_reason(s);
 	}
 	draw_status(s);
-	refresh();
+	/*
+	 * A frame whose every line was kept (most frames of an idle tree)
+	 * leaves stdscr as the last refresh() sent it: that refresh would only
+	 * look at each line and block and unblock SIGTSTP around it (two
+	 * syscalls). getch() resizes after a SIGWINCH all the same.
+	 */
+	if (is_wintouched(stdscr))
+		refresh();
 	frame_end(s);
 	return r;
 }
