@@ -436,11 +436,13 @@ static void numa_give(int64_t *deficit, uint64_t *ret, size_t i, uint64_t bytes)
 		deficit[i] = INT64_MIN;
 }
 
-uint64_t mc_numa_cheap(uint64_t inactive, uint64_t mapped)
+uint64_t mc_numa_cheap(uint64_t inactive, uint64_t mapped, uint64_t amount)
 {
 	uint64_t cheap = inactive > mapped ? inactive - mapped : 0;
 
-	return cheap ? (uint64_t)((u128)cheap * cheap / inactive) : 0;
+	if (!mapped)
+		return cheap;
+	return (uint64_t)((u128)cheap * amount / ((u128)amount + mapped));
 }
 
 uint64_t mc_numa_weight(uint64_t inactive, uint64_t refault, unsigned hold)

@@ -1648,7 +1648,8 @@ out:
 /* ---- 3/4. reclaims ---- */
 
 /* Node i's weight in nd's split: its reclaimable cache, less its refaults. */
-static uint64_t numa_weight(const struct build *b, const struct node *nd, size_t i)
+static uint64_t numa_weight(const struct build *b, const struct node *nd, size_t i,
+			    uint64_t bytes)
 {
 	const struct mc_kvs *kv = &nd->g->numa[i];
 	uint64_t f = 0, a = 0, mapped = 0;
@@ -1657,11 +1658,11 @@ static uint64_t numa_weight(const struct build *b, const struct node *nd, size_t
 		mc_kvs_get(kv, "file", &f);
 	/*
 	 * Mapped cache is not cheap to reclaim: one in use is found referenced
-	 * and kept, scanned for nothing. Which list its pages are on is not
-	 * said, so all of it counts as inactive.
+	 * and kept, scanned for nothing (see mc_numa_cheap). Which list its
+	 * pages are on is not said, so all of it counts as inactive.
 	 */
 	if (b->p->numa == MC_NUMA_WEIGHTED && mc_kvs_get(kv, "file_mapped", &mapped) == 0)
-		f = page_down(mc_numa_cheap(f, mapped), b->page);
+		f = page_down(mc_numa_cheap(f, mapped, bytes), b->page);
 	if (b->cfg->swap && mc_kvs_get(kv, "inactive_anon", &a) < 0)
 		mc_kvs_get(kv, "anon", &a);
 	if (b->p->numa == MC_NUMA_WEIGHTED && nd->node_refault_bytes)
@@ -1716,7 +1717,7 @@ static int numa_split(struct build *b, struct node *nd, uint64_t bytes, uint64_t
 	if (!w || !out)
 		goto nomem;
 	for (size_t i = 0; i < n; i++)
-		w[i] = numa_weight(b, nd, i);
+		w[i] = numa_weight(b, nd, i, bytes);
 	if (b->p->numa == MC_NUMA_ROUND_ROBIN) {
 		nd->new_rr = st->rr_next;
 		mc_numa_round_robin(&nd->new_rr, w, n, bytes, unit, out);
@@ -1732,7 +1733,7 @@ static int numa_split(struct build *b, struct node *nd, uint64_t bytes, uint64_t
 		list = xcat(list, " (round-robin)");
 	} else if (list) {
 		list = xcat(list, " (the largest weights first; weights: %s%s%s",
-			    v1 ? "file" : "unmapped inactive file x its share",
+			    v1 ? "file" : "inactive file not mapped x reclaim / (reclaim + mapped)",
 			    b->cfg->swap ? (v1 ? " + anon" : " + inactive anon") : "",
 			    nd->node_refault_bytes ? ", less what the node refaulted x the hold" : "");
 		for (size_t i = 0; i < n && list; i++)

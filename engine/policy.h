@@ -274,15 +274,16 @@ int mc_thp_high(uint64_t high, uint64_t max, unsigned cpus, uint64_t floor, uint
 uint64_t mc_thp_round_up(uint64_t bytes);
 
 /*
- * A node's inactive file cache as reclaim will find it: of inactive bytes,
- * mapped ones are kept when in use (reclaim finds them referenced), so
- * only inactive - mapped can be taken, and taking a byte of it costs
- * inactive / (inactive - mapped) bytes scanned when the mapped pages lie
- * among the others. Returns the cheap bytes divided by that cost,
- * (inactive - mapped)^2 / inactive: all of it with nothing mapped, 0 when
- * all of it is mapped.
+ * A node's inactive file cache as a reclaim of amount bytes will find it.
+ * Of inactive bytes, mapped ones are kept when in use (reclaim finds them
+ * referenced), so only inactive - mapped can be taken; and as reclaim
+ * starts at the list's oldest pages, which the mapped ones may all be, a
+ * reclaim of amount from the node may scan up to amount + mapped. Returns
+ * the cheap bytes scaled by the least share of the scan that is not
+ * wasted: (inactive - mapped) x amount / (amount + mapped); with nothing
+ * mapped, all of it.
  */
-uint64_t mc_numa_cheap(uint64_t inactive, uint64_t mapped);
+uint64_t mc_numa_cheap(uint64_t inactive, uint64_t mapped, uint64_t amount);
 
 /*
  * The weight of a node for `numa: weighted`: its reclaimable (inactive)

@@ -491,12 +491,17 @@ static void test_numa_single(void)
 
 static void test_numa_cheap(void)
 {
-	tap_eq_u64(mc_numa_cheap(64 * M, 0), 64 * M, "numa cheap: nothing mapped: all of it");
-	tap_eq_u64(mc_numa_cheap(64 * M, 32 * M), 16 * M, "numa cheap: half mapped: 32M at 2 scans a page");
-	tap_eq_u64(mc_numa_cheap(64 * M, 64 * M), 0, "numa cheap: all mapped: 0");
-	tap_eq_u64(mc_numa_cheap(8 * M, 9 * M), 0, "numa cheap: more mapped than inactive: 0");
-	tap_eq_u64(mc_numa_cheap(0, 0), 0, "numa cheap: empty: 0");
-	tap_eq_u64(mc_numa_cheap(UINT64_MAX, 0), UINT64_MAX, "numa cheap: no overflow");
+	tap_eq_u64(mc_numa_cheap(64 * M, 0, 2 * M), 64 * M, "numa cheap: nothing mapped: all of it");
+	tap_eq_u64(mc_numa_cheap(64 * M, 30 * M, 2 * M), 34 * M / 16,
+		   "numa cheap: 30M mapped, 2M to take: 34M x 2/32");
+	tap_eq_u64(mc_numa_cheap(64 * M, 30 * M, 30 * M), 17 * M,
+		   "numa cheap: 30M mapped, 30M to take: 34M x 1/2");
+	tap_eq_u64(mc_numa_cheap(64 * M, 64 * M, 2 * M), 0, "numa cheap: all mapped: 0");
+	tap_eq_u64(mc_numa_cheap(8 * M, 9 * M, 2 * M), 0, "numa cheap: more mapped than inactive: 0");
+	tap_eq_u64(mc_numa_cheap(8 * M, 4 * M, 0), 0, "numa cheap: nothing to take, some mapped: 0");
+	tap_eq_u64(mc_numa_cheap(UINT64_MAX, 1, UINT64_MAX), UINT64_MAX - 2,
+		   "numa cheap: no overflow (%llu)",
+		   (unsigned long long)mc_numa_cheap(UINT64_MAX, 1, UINT64_MAX));
 }
 
 static void test_numa_level(void)
@@ -898,7 +903,7 @@ static void test_numa_refaults(void)
 		  "numa refaults 2: the node that refaults gives less (%llu, %llu)",
 		  (unsigned long long)out[0], (unsigned long long)out[1]);
 	check_reason("numa refaults 2", why ? why : "",
-		     "(the largest weights first; weights: unmapped inactive file x its share, less what the node refaulted x the hold 65536K, 55296K)");
+		     "(the largest weights first; weights: inactive file not mapped x reclaim / (reclaim + mapped), less what the node refaulted x the hold 65536K, 55296K)");
 	free(why);
 	mc_policy_free(pol);
 }
@@ -1002,7 +1007,7 @@ static void test_decide_v2(void)
 	check_reason("v2 stream reclaim", reason_of(&d, "stream", true, 0),
 		     "gives 160M first as it streams (inactive file 300M of usage 400M, refaults 0/interval) of the 200M '/test' needs back");
 	check_reason("v2 stream reclaim", reason_of(&d, "stream", true, 0),
-		     "per node N0 155M, N1 5M (the largest weights first; weights: unmapped inactive file x its share 225M, 75M)");
+		     "per node N0 155M, N1 5M (the largest weights first; weights: inactive file not mapped x reclaim / (reclaim + mapped) 225M, 75M)");
 	tap_eq_int((long long)d.n_notes, 1, "v2 interval 1: one note");
 	if (d.n_notes == 1)
 		tap_eq_str(d.notes[0],
@@ -2365,11 +2370,10 @@ static void test_decide_numa_state(void)
 }
 
 /*
- * Mapped cache weighs nothing and costs scans: node 1 holds more inactive
- * file (50M) than node 0 (30M), but 41M of it is mapped, so 9M can be
- * taken at 50/9 pages scanned a page: weight 9M x 9/50 = 1.62M, a whole
- * number of pages below it 1656K (in one unit with the rest of the line),
- * and the 2M the parent needs come from node 0 alone.
+ * Mapped cache weighs nothing and may cost scans: node 1 holds more
+ * inactive file (50M) than node 0 (30M), but 40M of it is mapped, so 10M
+ * can be taken, and taking the 2M the parent needs may scan 42M: weight
+ * 10M x 2/42, 121 whole pages (484K). The 2M come from node 0 alone.
  */
 static void test_decide_numa_mapped(void)
 {
@@ -2378,7 +2382,7 @@ static void test_decide_numa_mapped(void)
 		{ "", { 1 * G, UNL, 0, 0, UNL, UNL }, 1002 * M, { { 0 } }, { { { 0 } } }, 0, 0 },
 		{ "app", { UNL, UNL, 0, 0, UNL, UNL }, 500 * M, { { 0 } },
 		  { { { "inactive_file", 30 * M } },
-		    { { "inactive_file", 50 * M }, { "file_mapped", 41 * M } } }, 2, 0 },
+		    { { "inactive_file", 50 * M }, { "file_mapped", 40 * M } } }, 2, 0 },
 	};
 	struct mc_group_spec g;
 	struct mc_profile p = { .file = "t.yaml", .version = 1, .parent = "/test",
@@ -2396,7 +2400,7 @@ static void test_decide_numa_mapped(void)
 	tap_eq_str(dec_str(&d, &caps_v2p, true), "app 2M [2M,0]",
 		   "numa mapped: all from node 0, whose cache is not mapped");
 	check_reason("numa mapped", reason_of(&d, "app", true, 0),
-		     "per node N0 2048K, N1 0 (the largest weights first; weights: unmapped inactive file x its share 30720K, 1656K)");
+		     "per node N0 2048K, N1 0 (the largest weights first; weights: inactive file not mapped x reclaim / (reclaim + mapped) 30720K, 484K)");
 	mc_decisions_free(&d);
 	mc_snapshot_free(&s);
 	mc_policy_free(pol);
