@@ -39,6 +39,12 @@ else
 	LIMIT=128 WS=72 STREAM=384 PASSES=6 COUNTS="1 4"
 	rounds 10
 fi
+# arms= may name other streamer counts (s2, s8-knob, ...): run those counts
+# instead, so that bench/guest.sh --arms s8,s8-knob measures N = 8.
+if [ -n "$ARMS_ARG" ]; then
+	_c=$(echo "$ARMS_ARG" | tr + '\n' | sed -n 's/^s\([0-9][0-9]*\).*/\1/p' | sort -nu | tr '\n' ' ')
+	[ -n "$_c" ] && COUNTS=$_c
+fi
 LOW=$((WS + 4))
 WORK=20
 mkfile /mnt/disk/ws $WS
