@@ -31,6 +31,7 @@
 #include "run-state.h"
 #include "file.h"
 #include "loop.h"
+#include "lowwatch.h"
 #include "recorder.h"
 #include "units.h"
 
@@ -61,6 +62,8 @@ struct run {
 	struct recorder recorder;  /* --record DIR */
 	bool recording;
 	struct mc_unit_ids unit_ids;   /* the units' Ids for their locks (mc_plan_req) */
+	struct mc_lowwatch *lowwatch;  /* v2: memory.events of protected groups, or NULL */
+	int sigfd;                     /* signalfd of the loop's signals, with lowwatch */
 };
 
 static void run_log(const struct run *r, int prio, const char *fmt, ...)
@@ -361,21 +364,152 @@ struct reload_gate {
 };
 
 /*
+ * Early plans (cgroup v2): memory.low holds a protected group only while
+ * its siblings have something the kernel can reclaim; once it fails, the
+ * engine caps the siblings (policy 2), and every millisecond until then the
+ * kernel takes the group's own pages. The loop watches the memory.events
+ * of the profile's protected groups and plans at once when a "low" count
+ * rises, instead of at the end of the interval (host/lowwatch.h). Without
+ * the watch the loop works as before and says so once.
+ */
+/* Gives the watch up; why (with err) is logged, when given. */
+static void lowwatch_stop(struct run *r, const char *why, int err)
+{
+	if (!r->lowwatch)
+		return;
+	if (why)
+		run_log(r, 4, "a failure of memory.low is acted on at the next interval only: %s: %s",
+			why, strerror(-err));
+	mc_lowwatch_free(r->lowwatch);
+	close(r->sigfd);
+	r->lowwatch = NULL;
+}
+
+/* Blocks the loop's signals into *set and, for a loop (watch), starts the watch. */
+static void loop_start(struct run *r, sigset_t *set, bool watch)
+{
+	int rc;
+
+	mc_loop_block_signals(set);
+	if (!watch)
+		return;
+	rc = mc_lowwatch_open(r->ctx->host, &r->lowwatch);
+	if (rc == -EOPNOTSUPP)
+		return;   /* cgroup v1: no memory.low to fail */
+	if (rc == 0 && (r->sigfd = mc_loop_signalfd(set)) < 0) {
+		rc = r->sigfd;
+		mc_lowwatch_free(r->lowwatch);
+		r->lowwatch = NULL;
+	}
+	if (rc < 0)
+		run_log(r, 4, "a failure of memory.low is acted on at the next interval only: cannot watch memory.events: %s",
+			strerror(-rc));
+}
+
+/* Adds the protected groups of g[0..n) below base to *list. */
+static int protected_paths(const char *base, const struct mc_group_spec *g, size_t n,
+			   char ***list, size_t *len, size_t *cap)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *path;
+		int rc = mc_path_join(base, g[i].name, &path);
+
+		if (rc < 0)
+			return rc;
+		if ((g[i].protect == MC_PROTECT_ACTIVE || g[i].protect == MC_PROTECT_SIZE) &&
+		    mc_array_reserve(list, cap, *len + 1, sizeof(**list)) == 0)
+			(*list)[(*len)++] = strdup(path);
+		rc = protected_paths(path, g[i].children, g[i].n_children, list, len, cap);
+		free(path);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Points the watch at this interval's protected groups. */
+static void lowwatch_update(struct run *r, const struct mc_profile *p)
+{
+	char **list = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!r->lowwatch || !r->state.parent)
+		return;
+	if (protected_paths(r->state.parent, p->groups, p->n_groups, &list, &n, &cap) == 0) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (list[i])
+				list[k++] = list[i];
+		mc_lowwatch_set(r->ctx->host, r->lowwatch, list, k);
+		n = k;
+	}
+	list_clear(&list, &n, &cap);
+}
+
+/*
+ * Whether a protected group's memory.low failed since the last look (the
+ * watch's descriptor became readable). A watch that fails is given up,
+ * said once.
+ */
+static bool lowwatch_fired(struct run *r, const struct timespec *next)
+{
+	const char *group;
+	struct timespec now;
+	int rc = mc_lowwatch_check(r->lowwatch, &group);
+
+	if (rc < 0) {
+		lowwatch_stop(r, "reading the watch", rc);
+		return false;
+	}
+	if (rc == 0)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	run_log(r, 6, "memory.low did not hold '%s' (memory.events low rose): planning now, %lld ms before the interval",
+		group, (long long)(next->tv_sec - now.tv_sec) * 1000 + (next->tv_nsec - now.tv_nsec) / 1000000);
+	return true;
+}
+
+/* One wait of wait_interval: a signal, 0 at until, or 0 with *woke (the watch fired). */
+static int wait_step(struct run *r, const sigset_t *set, const struct timespec *until,
+		     const struct timespec *next, bool *woke)
+{
+	bool readable = false;
+	int sig;
+
+	*woke = false;
+	if (!r->lowwatch)
+		return mc_wait_signal(set, until);
+	sig = mc_wait_signal_fd(r->sigfd, until, mc_lowwatch_fd(r->lowwatch), &readable);
+	if (sig < 0) {
+		/* poll failed: the plain wait, without the watch */
+		lowwatch_stop(r, "poll", sig);
+		return mc_wait_signal(set, until);
+	}
+	*woke = readable && lowwatch_fired(r, next);
+	return sig;
+}
+
+/*
  * Waits for the next interval (next), reloading on SIGHUP as said above (the
- * units' Ids are then forgotten, r->unit_ids).
+ * units' Ids are then forgotten, r->unit_ids). A failure of memory.low seen
+ * by the watch makes the interval due now (next is moved to now).
  * Returns SIGTERM, SIGINT or 0 (the interval is due).
  */
-static int wait_interval(struct run *r, const sigset_t *set, const struct timespec *next,
+static int wait_interval(struct run *r, const sigset_t *set, struct timespec *next,
 			 const char *path, struct mc_profile *cur, struct reload_gate *g)
 {
 	for (;;) {
 		const struct timespec *until = g->pending && mc_ts_before(&g->at, next) ? &g->at : next;
 		struct timespec now;
-		int sig = mc_wait_signal(set, until);
+		bool woke;
+		int sig = wait_step(r, set, until, next, &woke);
 
 		if (sig == SIGTERM || sig == SIGINT)
 			return sig;
 		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (woke)
+			*next = now;
 		g->pending |= sig == SIGHUP;
 		if (g->pending && !mc_ts_before(&now, &g->at)) {
 			/* whatever the new profile names is looked up again */
@@ -506,6 +640,7 @@ static int run_interval(struct run *run, const struct mc_profile *p, struct mc_p
 		recorder_sample(&run->recorder, run->ctx->host, run->state.parent, &run->state.st);
 	if (run->iteration > RUN_WARMUP_INTERVALS)
 		run->steady_faults += minor_faults() - faults;
+	lowwatch_update(run, p);
 	return rc;
 }
 
@@ -591,6 +726,7 @@ static void run_close(struct run *run, struct mc_plan_req *req, struct mc_profil
 	mc_profile_free(p);
 	mc_self_group_free(self_group);
 	mc_unit_ids_clear(&run->unit_ids);
+	lowwatch_stop(run, NULL, 0);
 }
 
 static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **argv)
@@ -633,7 +769,7 @@ static int cmd_run_exec(struct mc_ctx *ctx, const void *opts, int argc, char **a
 	if (getenv("MEMCTL_STOP_AT_START"))
 		raise(SIGSTOP);
 #endif
-	mc_loop_block_signals(&set);
+	loop_start(&run, &set, !once);
 
 	mc_err_sink = (struct mc_err_sink){ on_error, &run };
 	set_callbacks(&run, &req);

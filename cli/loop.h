@@ -35,6 +35,19 @@ bool mc_ts_before(const struct timespec *a, const struct timespec *b);
 int mc_wait_signal(const sigset_t *set, const struct timespec *deadline);
 
 /*
+ * A signalfd(2) of set (already blocked, mc_loop_block_signals): the
+ * descriptor (close-on-exec, non-blocking), or -errno.
+ */
+int mc_loop_signalfd(const sigset_t *set);
+
+/*
+ * mc_wait_signal on a signalfd, which also returns 0 with *ret_fd set as
+ * soon as fd is readable (a signal that came meanwhile is returned first),
+ * or -errno when poll fails (not EINTR).
+ */
+int mc_wait_signal_fd(int sigfd, const struct timespec *deadline, int fd, bool *ret_fd);
+
+/*
  * Logs one line on stderr at a syslog priority (3 err, 4 warning, 5
  * notice, 6 info): "<N>" first when journal (stderr is journald's), else
  * "memctl WHO: ". No control character reaches the log (escape.h), so a

@@ -72,9 +72,10 @@
  *    above. On v2 it becomes memory.low - until memory.low fails the group
  *    (memory.events low rises: its siblings held nothing the kernel could
  *    reclaim, such as anonymous memory without swap), from when on its
- *    siblings are capped as on v1 (sibling_caps). v1 has no memory.low and
- *    limit reclaim walks every child, so the unprotected siblings get
- *    limit_in_bytes caps (mc_sibling_cap) that leave room inside the
+ *    siblings are capped as on v1 (sibling_caps; memctl run plans at once
+ *    when it sees the count rise, not at the end of its interval). v1 has
+ *    no memory.low and limit reclaim walks every child, so the unprotected
+ *    siblings get limit_in_bytes caps (mc_sibling_cap) that leave room inside the
  *    parent's limit for each protected group (its working set, or its
  *    usage when larger: a parent driven to its limit reclaims from every
  *    child, the protected ones too), the headroom and a deadband. A cap is
@@ -1647,7 +1648,12 @@ out:
 
 /* ---- 3/4. reclaims ---- */
 
-/* Node i's weight in nd's split: its reclaimable cache, less its refaults. */
+/*
+ * Node i's weight in nd's split of a reclaim of bytes: its reclaimable
+ * cache - inactive file not mapped, discounted by the mapped pages a
+ * reclaim may scan first (mc_numa_cheap), plus inactive anon with swap -
+ * less its refaults.
+ */
 static uint64_t numa_weight(const struct build *b, const struct node *nd, size_t i,
 			    uint64_t bytes)
 {

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "lowwatch.h"
 #include "size.h"
 #include "tap.h"
 
@@ -585,6 +587,58 @@ static void test_fault_injection(void)
 	waitpid(pid, &status, 0);
 }
 
+/* Whether the watch's descriptor becomes readable within a second. */
+static bool lowwatch_readable(const struct mc_lowwatch *w)
+{
+	struct pollfd p = { .fd = mc_lowwatch_fd(w), .events = POLLIN };
+
+	return poll(&p, 1, 1000) == 1;
+}
+
+/*
+ * The memory.low watch (lowwatch.h): inotify reports writes to the fake
+ * tree's plain files as it reports the kernel's notifications.
+ */
+static void test_lowwatch(struct mc_host *h)
+{
+	char *both[] = { "/web", "/web/cache" }, *missing[] = { "/nope" }, *link[] = { "/link" };
+	char *gone[] = { "/web/gone" };
+	struct mc_lowwatch *w = NULL;
+	const char *g = NULL;
+
+	tap_eq_int(mc_lowwatch_open(h, &w), 0, "lowwatch: opens on cgroup v2");
+	if (!w)
+		return;
+	tap_eq_int(mc_lowwatch_set(h, w, both, 2), 2, "lowwatch: two groups watched");
+	tap_eq_int(mc_lowwatch_check(w, &g), 0, "lowwatch: nothing before a change");
+	put("web/cache/memory.events", "low 0\nhigh 13\nmax 3\noom 1\noom_kill 1\noom_group_kill 0\n");
+	tap_check(lowwatch_readable(w), "lowwatch: a change makes the descriptor readable");
+	tap_eq_int(mc_lowwatch_check(w, &g), 0, "lowwatch: another counter moving is no failure of memory.low");
+	put("web/memory.events", "low 2\nhigh 12\nmax 3\noom 1\noom_kill 1\noom_group_kill 0\n");
+	tap_check(lowwatch_readable(w), "lowwatch: the rise of low makes the descriptor readable");
+	tap_eq_int(mc_lowwatch_check(w, &g), 1, "lowwatch: the rise of low is reported");
+	tap_eq_str(g, "/web", "lowwatch: the group it failed is named");
+	put("web/memory.events", "low 3\nhigh 12\nmax 3\noom 1\noom_kill 1\noom_group_kill 0\n");
+	tap_eq_int(mc_lowwatch_check(w, &g), 0, "lowwatch: a group reports its failure once");
+	tap_eq_int(mc_lowwatch_set(h, w, both, 2), 1, "lowwatch: the group that fired stays silent while listed");
+	tap_eq_int(mc_lowwatch_set(h, w, both + 1, 1), 1, "lowwatch: a group no longer listed is dropped");
+	tap_eq_int(mc_lowwatch_set(h, w, both, 2), 2, "lowwatch: listed again, it is watched again");
+	tap_eq_int(mc_lowwatch_set(h, w, missing, 1), 0, "lowwatch: a group that does not exist is not watched");
+	tap_eq_int(mc_lowwatch_set(h, w, link, 1), 0, "lowwatch: a symlink in the tree is never followed");
+	make_group("web/gone", "max\n", "0\n");
+	tap_eq_int(mc_lowwatch_set(h, w, gone, 1), 1, "lowwatch: a new group is watched");
+	rm_rel("web/gone");
+	tap_check(lowwatch_readable(w), "lowwatch: a removed group's watch ends");
+	tap_eq_int(mc_lowwatch_check(w, &g), 0, "lowwatch: a removed group reports nothing");
+	tap_eq_int(mc_lowwatch_set(h, w, gone, 1), 0, "lowwatch: a removed group is not watched");
+	make_group("web/gone", "max\n", "0\n");
+	tap_eq_int(mc_lowwatch_set(h, w, gone, 1), 1, "lowwatch: a group made again is watched again");
+	rm_rel("web/gone");
+	mc_lowwatch_free(w);
+	put("web/memory.events", events_text);
+	put("web/cache/memory.events", events_text);
+}
+
 int main(void)
 {
 	struct mc_host *h;
@@ -602,6 +656,7 @@ int main(void)
 	test_write(h);
 	test_refusals(h);
 	test_mkdir(h);
+	test_lowwatch(h);
 	mc_host_free(h);
 	test_patched();
 	test_fault_injection();
