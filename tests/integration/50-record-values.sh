@@ -240,8 +240,12 @@ done
 # killed (1), the bash moves to f2 within the recorded parent (f 0, f2 1),
 # then to a group outside it: no event tells f2 that, so within 16 samples.
 mkdir "$T_DIR/$P/f" "$T_DIR/$P/f2" "$T_DIR/$P-out"
+# The bash takes one line of the fifo per step, from one descriptor held
+# open by both ends: opened again per step, a read could meet the end of
+# the previous writer (EOF) and skip a step (seen in the TCG guest).
 mkfifo "$T_TMP/go"
-bash -c 'read -r _ < "$1"; sleep 300 & echo $! > "$2"; read -r _ < "$1"; kill $!; wait; read -r _ < "$1"' \
+exec {go}<> "$T_TMP/go"
+bash -c 'exec 3< "$1"; read -r _ <&3; sleep 300 & echo $! > "$2"; read -r _ <&3; kill $!; wait; read -r _ <&3' \
 	forker "$T_TMP/go" "$T_TMP/kid" &
 forker=$!
 echo $forker > "$T_DIR/$P/f/cgroup.procs"
@@ -254,11 +258,11 @@ next_sample() { # waits for a sample begun after now; prints its number
 	echo $n
 }
 s1=$(next_sample)
-echo > "$T_TMP/go"
+echo >&$go
 for _ in $(seq 1 200); do [ -s "$T_TMP/kid" ] && break; sleep 0.05; done
 [ -s "$T_TMP/kid" ] || fail "the bash did not fork"
 s2=$(next_sample)
-echo > "$T_TMP/go"
+echo >&$go
 for _ in $(seq 1 200); do kill -0 "$(cat "$T_TMP/kid")" 2> /dev/null || break; sleep 0.05; done
 s3=$(next_sample)
 echo $forker > "$T_DIR/$P/f2/cgroup.procs"
@@ -268,7 +272,8 @@ s5=$(( $(next_sample) + 16 ))
 wait_samples $s5 || fail "no samples after the move out"
 kill "$rec_pid"; wait "$rec_pid"
 rec_pid=
-echo > "$T_TMP/go"; wait $forker
+echo >&$go; wait $forker
+exec {go}>&-
 forker=
 check_eq "$(tasks_at f $s1 $s2 $s3 $s4)" "1 2 1 0" \
 	"f's task count: a bash, its child forked, the child gone, the bash moved to f2"
