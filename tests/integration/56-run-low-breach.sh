@@ -65,7 +65,7 @@ echo "# web's memory.low $((low >> 20))M; memory.events low $lowev; web read $((
 	fail "memory.low never failed web: the test provoked nothing (low '$lowev')"
 [ -n "$early" ] && pass "memctl planned when memory.low failed web, not at the interval" ||
 	fail "no early plan in the log: $(cat "$T_TMP/log")"
-cap=$(grep -n "P/hog *memory.max" "$T_TMP/log" | head -n1)
+cap=$(grep -n "P/hog: memory.max " "$T_TMP/log" | head -n1)
 [ -n "$cap" ] && [ -n "$early" ] && [ "${cap%%:*}" -gt "${early%%:*}" ] &&
 	pass "the hog's cap was written in the plan that followed: ${cap#*:}" ||
 	fail "no cap of the hog after the early plan: $(cat "$T_TMP/log")"
