@@ -23,6 +23,12 @@ static const struct mc_subtree_entry *src_entry(const struct top_model *m, size_
 	return m->src->ops->entry(m->src, i);
 }
 
+/* The usage of r as last read; 0 when it has none. */
+static uint64_t row_usage(const struct top_row *r)
+{
+	return r->g.usage_valid ? r->g.usage : 0;
+}
+
 static void row_release(struct top_row *r)
 {
 	free(r->path);
@@ -214,6 +220,13 @@ static int rebuild_rows(struct top_model *m)
 	m->n_order = 0;
 	m->ob.n = 0;   /* other rows: the children lists are built again */
 	m->keys_new = m->daemons_new = true;
+	for (size_t i = 0; i < n; i++) {
+		rows[i].kids_usage = 0;
+		rows[i].grow_valid = false;   /* children came or went: watched anew */
+	}
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].up != (size_t)-1)
+			rows[rows[i].up].kids_usage += row_usage(&rows[i]);
 	for (size_t i = 0; i < n; i++)
 		if (row_label(&rows[i]) < 0)
 			ret = -ENOMEM;
@@ -268,6 +281,25 @@ static void row_rates_from_prev(struct top_model *m, struct top_row *r, unsigned
 		row_rates(r, p, want, t);
 }
 
+/*
+ * r's usage was read again (it was old): its parent's sum of its
+ * children's usage follows. A usage lower than before lowers that sum and
+ * so raises the parent's usage - kids_usage without any growth unseen:
+ * grow_base rises with it (see watch_growth).
+ */
+static void kids_usage_moved(struct top_model *m, const struct top_row *r, uint64_t old)
+{
+	struct top_row *up;
+	uint64_t now = row_usage(r);
+
+	if (r->up == (size_t)-1 || now == old)
+		return;
+	up = &m->rows[r->up];
+	up->kids_usage += now - old;   /* modulo 2^64: the sum stays exact */
+	if (now < old)
+		up->grow_base += (int64_t)(old - now);
+}
+
 /* Reads parts of row i not read yet in this refresh, and updates its rates. */
 /* Row i's values changed: the order takes its sort key again. */
 static void key_stale(struct top_model *m, size_t i)
@@ -279,6 +311,7 @@ static void key_stale(struct top_model *m, size_t i)
 static int row_read(struct top_model *m, size_t i, unsigned parts)
 {
 	struct top_row *r = &m->rows[i];
+	uint64_t old_usage;
 	unsigned want;
 	int ret;
 
@@ -294,8 +327,11 @@ static int row_read(struct top_model *m, size_t i, unsigned parts)
 		r->tasks_valid = m->src->ops->tasks(m->src, r->entry, &r->tasks) == 0;
 		m->reads++;
 	}
+	old_usage = row_usage(r);
 	ret = want & ~TOP_READ_TASKS ? m->src->ops->read(m->src, r->entry, want & ~TOP_READ_TASKS,
 							 &r->g) : 0;
+	if (want & MC_READ_USAGE)
+		kids_usage_moved(m, r, old_usage);
 	m->reads += (unsigned)__builtin_popcount(want & ~TOP_READ_TASKS);
 	if (ret == -ENODEV) {
 		r->gone = true;
@@ -355,10 +391,13 @@ int top_model_fill(struct top_model *m, size_t first, size_t count, size_t extra
 	 */
 	if (parts & MC_READ_KNOBS)
 		parts |= MC_READ_KNOB_MAX;
+	m->shown_min_usage = UINT64_MAX;
 	for (size_t k = first; ret == 0 && k < m->n_order && k - first < count; k++) {
 		size_t i = m->order[k];
 
 		ret = row_read(m, i, parts);
+		if (m->rows[i].g.usage_valid && m->rows[i].g.usage < m->shown_min_usage)
+			m->shown_min_usage = m->rows[i].g.usage;
 		for (size_t u = m->rows[i].up;
 		     ret == 0 && (parts & MC_READ_KNOB_MAX) && u != (size_t)-1; u = m->rows[u].up)
 			ret = row_read(m, u, MC_READ_KNOB_MAX);
@@ -676,6 +715,72 @@ void top_model_order(struct top_model *m)
 }
 
 /*
+ * Sorted by usage, largest first, a group off screen matters once it
+ * grows, and growth shows in its parent's usage: the kernel counts a
+ * group's pages in each of its ancestors' usage. So for each row with
+ * children whose usage the last refresh read (a parent on screen), the
+ * part of its usage its children's keys do not account for, usage -
+ * kids_usage (its own pages, and what its children gained or lost since
+ * their keys were read), is followed from refresh to refresh. When it
+ * rose by the smallest usage on screen (what a group must pass to be
+ * shown), at least GROWTH_MIN, above its lowest since the last sweep,
+ * every child's key is read now (a sweep; at most one every SWEEP_GAP
+ * refreshes a parent). A child's key read lower than before lowers
+ * kids_usage without any growth: kids_usage_moved raises the lowest with
+ * it. What this cannot see: a child growing while others shrink as much
+ * in the same refresh (or, as the parent's own pages, a group's pages
+ * leaving as others come), and the children of a parent not on screen;
+ * the keys' turns still bound how old any key is.
+ */
+#define GROWTH_MIN (1ull << 20)
+#define SWEEP_GAP 8
+
+static bool growth_watched(const struct top_model *m)
+{
+	return m->key_budget_watched && m->sort_col == TOP_COL_USAGE && !m->reverse &&
+	       m->ob.n == m->n;
+}
+
+static int watch_growth(struct top_model *m)
+{
+	const struct top_order_buf *o = &m->ob;
+	uint64_t least = m->shown_min_usage > GROWTH_MIN && m->shown_min_usage != UINT64_MAX ?
+				 m->shown_min_usage : GROWTH_MIN;
+
+	for (size_t i = 0; i < m->n; i++) {
+		struct top_row *p;
+		int64_t e;
+
+		if (o->kid_start[i + 1] == o->kid_start[i])
+			continue;   /* no children */
+		p = &m->rows[i];
+		if (p->fresh_at + 1 != m->refreshes || !(p->fresh & MC_READ_USAGE) ||
+		    !p->g.usage_valid) {
+			p->grow_valid = false;   /* not read every refresh: its usage says nothing */
+			continue;
+		}
+		e = (int64_t)(p->g.usage - p->kids_usage);
+		if (p->grow_valid && e > p->grow_base && (uint64_t)(e - p->grow_base) >= least &&
+		    (!p->swept_at || m->refreshes - p->swept_at >= SWEEP_GAP)) {
+			for (size_t k = o->kid_start[i]; k < o->kid_start[i + 1]; k++) {
+				int r = row_read(m, o->kids[k], MC_READ_USAGE);
+
+				if (r < 0)
+					return r;
+			}
+			p->swept_at = m->refreshes;
+			m->sweeps++;
+			e = (int64_t)(p->g.usage - p->kids_usage);
+			p->grow_base = e;
+		} else if (!p->grow_valid || e < p->grow_base) {
+			p->grow_base = e;
+		}
+		p->grow_valid = true;
+	}
+	return 0;
+}
+
+/*
  * Reads the sort key of the rows (those not read yet in this refresh).
  * With a key budget and more rows than it, rows take turns: the rows are
  * cut into `turns` blocks of key_budget consecutive rows and each refresh
@@ -691,13 +796,20 @@ void top_model_order(struct top_model *m)
 static int read_sort_keys(struct top_model *m, bool all)
 {
 	unsigned parts = top_cols[m->sort_col].parts;
-	size_t turns = 1, from = 0, to = m->n;
+	size_t turns = 1, from = 0, to = m->n, budget = m->key_budget;
 	bool every = all || m->keys_new;
 
-	if (!all && m->key_budget && m->n > m->key_budget) {
-		turns = (m->n + m->key_budget - 1) / m->key_budget;
-		from = m->refreshes % turns * m->key_budget;
-		to = from + m->key_budget < m->n ? from + m->key_budget : m->n;
+	if (!all && budget && m->n > budget && growth_watched(m)) {
+		int r = watch_growth(m);
+
+		if (r < 0)
+			return r;
+		budget = m->key_budget_watched;
+	}
+	if (!all && budget && m->n > budget) {
+		turns = (m->n + budget - 1) / budget;
+		from = m->refreshes % turns * budget;
+		to = from + budget < m->n ? from + budget : m->n;
 	}
 	/*
 	 * Rows never read (made by the last walk) are read whatever their

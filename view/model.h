@@ -71,6 +71,11 @@ struct top_row {
 	char *decision_label; /* decision escaped for text; NULL with decision */
 	int daemon;           /* index in the model's daemons managing it; -1: none,
 	                         TOP_DAEMON_UNKNOWN: not looked up yet */
+	/* a row with children: their growth not seen yet (see watch_growth) */
+	uint64_t kids_usage;  /* the sum of the children's usage as last read */
+	int64_t grow_base;    /* usage - kids_usage at its lowest since the last sweep */
+	bool grow_valid;      /* grow_base follows the row's usage, read every refresh */
+	unsigned long swept_at;   /* refresh of the last sweep of its children's keys */
 };
 #define TOP_DAEMON_UNKNOWN (-2)
 
@@ -147,6 +152,11 @@ struct top_model {
 	struct mc_psi host_psi;
 	size_t key_budget;    /* sort keys read per refresh at most (rows off screen
 	                         take turns); 0: every row, every refresh */
+	size_t key_budget_watched;   /* the same while sorted by usage, largest first,
+	                         where the parents' usage shows growth off screen
+	                         (watch_growth); 0: key_budget */
+	uint64_t shown_min_usage;    /* the smallest usage of the rows the last fill read */
+	unsigned long sweeps; /* sweeps of a parent's children (watch_growth) */
 	unsigned long reads;  /* files read, for the cost figures */
 	struct top_order_buf ob;
 	/*

@@ -6,6 +6,7 @@
 # pressure in the second line is /proc/pressure/memory's. With `memctl run`
 # running, top shows that daemon's decisions with their full reason at
 # 80x24 (read from the state it publishes), and "simulated" only without it.
+# Among 1000 groups, one off screen that grows is on the screen at once.
 . "$(dirname "$0")/lib.sh"
 prereq_root
 prereq_memcg
@@ -363,4 +364,31 @@ kill -TERM $RUN_PID; wait $RUN_PID 2>/dev/null
 [ ! -e "$STATEF" ] && pass "a stopped daemon removes its state file" || fail "$STATEF left behind"
 expect "no memctl run: simulated" "without the daemon, the line says decisions are simulated"
 tm kill-session -t run
+
+# Sorted by usage (the default), a group off screen that grows shows up at
+# once, not at its turn: with 1000 groups and 16 sort keys a refresh, a
+# group's turn comes every 63 refreshes, and the screen shows 26 rows.
+# Each of two groups writes 16 MiB of page cache (charged to it, and to
+# its parent's usage with it) and must be on the screen within 4 s (1 s
+# refreshes); that a turn happens to read it that soon is 4 in 63 each.
+# The second grows 8 s after the first: a parent's children are read at
+# most once every 8 refreshes.
+M=$T_PREFIX-many
+mkdir "$T_DIR/$M"
+for i in $(seq -f %04g 1 1000); do mkdir "$T_DIR/$M/g$i"; done
+tmux_start many 100 30 "env MEMCTL_STATE_DIR=$T_STATE TERM=xterm-256color $MEMCTL top -d 1 -p self/$M"
+expect "^    g0001 " "1000 groups on the screen"
+for g in g0700 g0400; do
+	sh -c "echo \$\$ > '$T_DIR/$M/$g/cgroup.procs'; exec head -c 16M /dev/zero > '$T_TMP/grown.$g'"
+	shown=
+	for i in $(seq 1 40); do
+		screen | grep -q "^    $g " && { shown=1; break; }
+		sleep 0.1
+	done
+	[ -n "$shown" ] && pass "$g, grown by 16 MiB off screen, is on it within 4 s" ||
+		{ fail "$g grew by 16 MiB and is not on the screen after 4 s:"; screen; }
+	[ $g = g0400 ] || sleep 8
+done
+tm kill-session -t many
+rm -f "$T_TMP"/grown.*
 summary

@@ -653,6 +653,181 @@ static void test_model_turns(struct mc_host *h)
 	put("a/b/memory.usage_in_bytes", "122880\n");
 }
 
+/* Sets group a/rel's usage (rel "" is a itself) to mib MiB. */
+static void put_usage_mib(const char *rel, unsigned mib)
+{
+	char f[64], v[32];
+
+	snprintf(f, sizeof(f), "a/%s%smemory.usage_in_bytes", rel, *rel ? "/" : "");
+	snprintf(v, sizeof(v), "%llu\n", (unsigned long long)mib << 20);
+	put(f, v);
+}
+
+/* test_model_growth's model and clock */
+struct growth {
+	struct top_model m;
+	int t;
+	bool ok;
+};
+
+#define GROWTH_TURNS 26ul   /* rows: a, five and twenty more, one key a refresh */
+
+/* One refresh of a screen showing the parent and its first child. */
+static void growth_step(struct growth *g)
+{
+	if (top_model_refresh(&g->m, (double)g->t++) < 0 ||
+	    top_model_fill(&g->m, 0, 2, (size_t)-1, MC_READ_USAGE) < 0)
+		g->ok = false;
+}
+
+/*
+ * Refreshes until the next one reads the key of row 3 by its turn, so that
+ * the next few read rows 3, 4, 5...: what grows then is read by its turn
+ * only if it is one of those.
+ */
+static void growth_align(struct growth *g)
+{
+	while ((g->m.refreshes + 1) % GROWTH_TURNS != 3)
+		growth_step(g);
+}
+
+/* Child rel's usage and the parent's, in MiB; then two refreshes. */
+static void growth_put(struct growth *g, const char *rel, unsigned kid, unsigned parent)
+{
+	put_usage_mib(rel, kid);
+	put_usage_mib("", parent);
+	growth_step(g);   /* the fill reads the parent's new usage */
+	growth_step(g);   /* which the next refresh sees */
+}
+
+/* b (row 1) grows by 8 MiB off screen: read at once, then on screen, growing again. */
+static void growth_off_screen(struct growth *g)
+{
+	char f[64];
+
+	growth_align(g);
+	growth_put(g, "b", 9, 108);
+	order_names(&g->m, f, sizeof(f));
+	tap_check(g->m.sweeps == 1 && strncmp(f, "b,c4,", 5) == 0,
+		  "growth: a child off screen that grew is read at once (sweeps %lu, order %s)",
+		  g->m.sweeps, f);
+	growth_put(g, "b", 13, 112);
+	for (int i = 0; i < 7; i++)
+		growth_step(g);
+	tap_eq_u64(g->m.sweeps, 1, "growth: a child on screen that grew: no sweep");
+}
+
+/* c3 shrinks off screen, its key read later; c1 grows by half a MiB. */
+static void growth_accounted(struct growth *g)
+{
+	struct top_model *m = &g->m;
+	char f[64];
+
+	growth_align(g);
+	growth_put(g, "c3", 0, 108);
+	for (size_t k = 0; k < m->n_order; k++)
+		if (strcmp(m->rows[m->order[k]].name, "c3") == 0)
+			g->ok &= top_model_fill(m, k, 1, (size_t)-1, MC_READ_USAGE) == 0;
+	growth_step(g);
+	growth_step(g);
+	tap_eq_u64(m->sweeps, 1, "growth: a key read lower than before: no sweep");
+	growth_align(g);
+	snprintf(f, sizeof(f), "%llu\n", (2ull << 20) + (512ull << 10));
+	put("a/c1/memory.usage_in_bytes", f);
+	snprintf(f, sizeof(f), "%llu\n", (108ull << 20) + (512ull << 10));
+	put("a/memory.usage_in_bytes", f);
+	growth_step(g);
+	growth_step(g);
+	tap_eq_u64(m->sweeps, 1, "growth: half a MiB waits for the turn");
+}
+
+/*
+ * Two growths right after one another: the second sweep waits for the
+ * gap of 8 refreshes (x00 and x10 are rows 6 and 16, the turn reads rows
+ * 3 to 12 meanwhile).
+ */
+static void growth_gap(struct growth *g)
+{
+	unsigned long swept;
+	char f[64];
+
+	growth_align(g);
+	growth_put(g, "x00", 20, 128);
+	tap_eq_u64(g->m.sweeps, 2, "growth: x00 grew, a sweep");
+	swept = g->m.refreshes;
+	put_usage_mib("x10", 30);
+	put_usage_mib("", 158);
+	while (g->m.refreshes < swept + 7)
+		growth_step(g);
+	tap_eq_u64(g->m.sweeps, 2, "growth: x10 grew, 7 refreshes after the sweep: none yet");
+	growth_step(g);
+	order_names(&g->m, f, sizeof(f));
+	tap_check(g->m.sweeps == 3 && strncmp(f, "x10,", 4) == 0,
+		  "growth: the next sweep 8 refreshes after (sweeps %lu, order %s)", g->m.sweeps, f);
+}
+
+/* Makes (make true) or removes the groups of test_model_growth. */
+static void growth_groups(bool make)
+{
+	static const char *const kids[] = { "b", "c1", "c2", "c3", "c4" };
+	char f[64];
+
+	for (int i = 1; i < 25; i++) {
+		if (i < 5)
+			snprintf(f, sizeof(f), "a/%s", kids[i]);
+		else
+			snprintf(f, sizeof(f), "a/x%02d", i - 5);
+		if (make)
+			make_v1_group(f, "9223372036854771712\n");
+		else
+			rm_rel(f);
+	}
+	for (int i = 0; make && i < 20; i++) {
+		snprintf(f, sizeof(f), "x%02d", i);
+		put_usage_mib(f, 0);
+	}
+	for (int i = 0; make && i < 5; i++)
+		put_usage_mib(kids[i], (unsigned)i + 1);   /* b 1M ... c4 5M */
+	put_usage_mib("", make ? 100 : 0);
+	if (!make) {
+		put("a/b/memory.usage_in_bytes", "122880\n");
+		put("a/memory.usage_in_bytes", "122880\n");
+	}
+}
+
+/*
+ * Sorted by usage, largest first, with the parent on screen: a child off
+ * screen that grows (the parent's usage with it) is read at the refresh
+ * after the parent's usage showed it, not at its turn; growth the keys
+ * account for (the child on screen, a key read lower than before) reads
+ * nothing more; growth under 1 MiB waits for the turn; and a parent
+ * sweeps its children at most every 8 refreshes.
+ */
+static void test_model_growth(struct mc_host *h)
+{
+	struct growth g = { .t = 1, .ok = true };
+
+	growth_groups(true);
+	if (top_model_init(&g.m, h, "/a") < 0) {
+		tap_check(false, "growth: model over the fake tree");
+		growth_groups(false);
+		return;
+	}
+	g.m.key_budget = 4;
+	g.m.key_budget_watched = 1;
+	top_model_sort_by(&g.m, top_col_lookup("usage"), false);
+	for (int i = 0; i < 4; i++)
+		growth_step(&g);
+	tap_eq_int((int)g.m.n, (int)GROWTH_TURNS, "growth: 26 rows");
+	tap_eq_u64(g.m.sweeps, 0, "growth: nothing grew, no sweep");
+	growth_off_screen(&g);
+	growth_accounted(&g);
+	growth_gap(&g);
+	tap_check(g.ok, "growth: every refresh and fill succeeded");
+	top_model_release(&g.m);
+	growth_groups(false);
+}
+
 /* --- churn --- */
 
 struct names {
@@ -1049,6 +1224,7 @@ int main(void)
 	test_model_parts(h);
 	test_model_order(h);
 	test_model_turns(h);
+	test_model_growth(h);
 	mc_host_free(h);
 	test_churn();
 	test_empty_tasks_v2();
