@@ -220,13 +220,13 @@ static int rebuild_rows(struct top_model *m)
 	m->n_order = 0;
 	m->ob.n = 0;   /* other rows: the children lists are built again */
 	m->keys_new = m->daemons_new = true;
+	/* preorder: a parent's sum starts from 0 before its children add to it */
 	for (size_t i = 0; i < n; i++) {
 		rows[i].kids_usage = 0;
 		rows[i].grow_valid = false;   /* children came or went: watched anew */
-	}
-	for (size_t i = 0; i < n; i++)
 		if (rows[i].up != (size_t)-1)
 			rows[rows[i].up].kids_usage += row_usage(&rows[i]);
+	}
 	for (size_t i = 0; i < n; i++)
 		if (row_label(&rows[i]) < 0)
 			ret = -ENOMEM;
@@ -744,8 +744,11 @@ static bool growth_watched(const struct top_model *m)
 static int watch_growth(struct top_model *m)
 {
 	const struct top_order_buf *o = &m->ob;
-	uint64_t least = m->shown_min_usage > GROWTH_MIN && m->shown_min_usage != UINT64_MAX ?
-				 m->shown_min_usage : GROWTH_MIN;
+	uint64_t least = GROWTH_MIN;
+
+	/* UINT64_MAX: the last fill showed no usage */
+	if (m->shown_min_usage != UINT64_MAX && m->shown_min_usage > least)
+		least = m->shown_min_usage;
 
 	for (size_t i = 0; i < m->n; i++) {
 		struct top_row *p;

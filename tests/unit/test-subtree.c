@@ -656,7 +656,7 @@ static void test_model_turns(struct mc_host *h)
 /* Sets group a/rel's usage (rel "" is a itself) to mib MiB. */
 static void put_usage_mib(const char *rel, unsigned mib)
 {
-	char f[64], v[32];
+	char f[256], v[32];
 
 	snprintf(f, sizeof(f), "a/%s%smemory.usage_in_bytes", rel, *rel ? "/" : "");
 	snprintf(v, sizeof(v), "%llu\n", (unsigned long long)mib << 20);
@@ -788,8 +788,9 @@ static void growth_groups(bool make)
 	}
 	for (int i = 0; make && i < 5; i++)
 		put_usage_mib(kids[i], (unsigned)i + 1);   /* b 1M ... c4 5M */
-	put_usage_mib("", make ? 100 : 0);
-	if (!make) {
+	if (make) {
+		put_usage_mib("", 100);
+	} else {
 		put("a/b/memory.usage_in_bytes", "122880\n");
 		put("a/memory.usage_in_bytes", "122880\n");
 	}
