@@ -1948,23 +1948,31 @@ static void screen_free(struct screen *s)
 	lines_drop(s);
 }
 
+/*
+ * At most this many sort keys per refresh: with 1000 groups each key is at
+ * most 16 refreshes old off screen (the rows on screen are read fresh), and
+ * the sort keys cost about a quarter of a refresh (see the cost note in
+ * memctl(8)). Sorted by usage, largest first, a parent's usage on screen
+ * shows its children's growth (the model's watch_growth): 16 keys a
+ * refresh then, each at most 63 refreshes old with 1000 groups, and a
+ * group that grows read at once. A row on screen reads its memory.stat
+ * again when its usage moved, otherwise every other refresh (stat_lazy).
+ * A recorded sample costs no reads: a replay reads everything.
+ */
+static void read_budgets(struct top_model *m)
+{
+	m->key_budget = m->src->replay ? 0 : 64;
+	m->key_budget_watched = m->src->replay ? 0 : 16;
+	m->stat_lazy = !m->src->replay;
+}
+
 int top_screen_run(struct top_model *m, const struct top_screen_opts *o)
 {
 	struct screen s = { .m = m, .o = o, .delay = o->delay };
 	struct saved_signals old;
 	int r;
 
-	/*
-	 * At most this many sort keys per refresh: with 1000 groups each key
-	 * is at most 16 refreshes old off screen (the rows on screen are read
-	 * fresh), and the sort keys cost about a quarter of a refresh (see the
-	 * cost note in memctl(8)). Sorted by usage, largest first, a parent's
-	 * usage on screen shows its children's growth (the model's
-	 * watch_growth): 16 keys a refresh then, each at most 63 refreshes old
-	 * with 1000 groups, and a group that grows read at once.
-	 */
-	m->key_budget = m->src->replay ? 0 : 64;   /* a recorded sample costs no reads */
-	m->key_budget_watched = m->src->replay ? 0 : 16;
+	read_budgets(m);
 	r = top_model_refresh(m, now_s());
 	if (r == 0)
 		r = init_cols(&s);

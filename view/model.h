@@ -76,6 +76,9 @@ struct top_row {
 	int64_t grow_base;    /* usage - kids_usage at its lowest since the last sweep */
 	bool grow_valid;      /* grow_base follows the row's usage, read every refresh */
 	unsigned long swept_at;   /* refresh of the last sweep of its children's keys */
+	/* the screen's memory.stat (see stat_lazy) */
+	unsigned long stat_at;    /* refresh of its last memory.stat read */
+	uint64_t stat_usage;      /* its usage then */
 };
 #define TOP_DAEMON_UNKNOWN (-2)
 
@@ -156,6 +159,9 @@ struct top_model {
 	                         where the parents' usage shows growth off screen
 	                         (watch_growth); 0: key_budget */
 	uint64_t shown_min_usage;    /* the smallest usage of the rows the last fill read */
+	bool stat_lazy;       /* top_model_fill reads a row's memory.stat again when its
+	                         usage moved, and otherwise every other refresh (the
+	                         screen) */
 	unsigned long sweeps; /* sweeps of a parent's children (watch_growth) */
 	unsigned long reads;  /* files read, for the cost figures */
 	struct top_order_buf ob;

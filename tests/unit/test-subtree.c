@@ -829,6 +829,66 @@ static void test_model_growth(struct mc_host *h)
 	growth_groups(false);
 }
 
+/* b's memory.stat with total_rss (anon) and total_workingset_refault (refaults) */
+static void put_b_stat(unsigned anon, unsigned refaults)
+{
+	char text[sizeof(v1_stat) + 64];
+
+	snprintf(text, sizeof(text), "total_rss %u\ntotal_workingset_refault %u\n%s", anon, refaults,
+		 strstr(v1_stat, "total_rss_huge"));
+	put("a/b/memory.stat", text);
+}
+
+/* One refresh of a screen showing both rows at time t; b's anon then. */
+static uint64_t lazy_step(struct top_model *m, int t)
+{
+	size_t b;
+	uint64_t v = 0;
+
+	if (top_model_refresh(m, (double)t) < 0 ||
+	    top_model_fill(m, 0, m->n_order, (size_t)-1, MC_READ_USAGE | MC_READ_STAT) < 0 ||
+	    (b = top_model_find(m, "b")) == (size_t)-1 || mc_kvs_get(&m->rows[b].g.stat, "anon", &v) < 0)
+		return 0;
+	return v;
+}
+
+/*
+ * The screen's memory.stat (stat_lazy): a row whose usage holds reads it
+ * every other refresh, its refault rate over the span between the reads;
+ * a row whose usage moved, at once; without stat_lazy (batch, export),
+ * every refresh.
+ */
+static void test_model_stat_lazy(struct mc_host *h)
+{
+	struct top_model m;
+	size_t b;
+
+	put_b_stat(4096, 100);
+	if (top_model_init(&m, h, "/a") < 0) {
+		tap_check(false, "stat_lazy: model over the fake tree");
+		return;
+	}
+	m.stat_lazy = true;
+	top_model_sort_by(&m, top_col_lookup("usage"), false);
+	tap_eq_u64(lazy_step(&m, 1), 4096, "stat_lazy: first refresh reads memory.stat");
+	put_b_stat(8192, 300);
+	tap_eq_u64(lazy_step(&m, 2), 4096, "stat_lazy: usage held: memory.stat a refresh old");
+	tap_eq_u64(lazy_step(&m, 3), 8192, "stat_lazy: and read at the next");
+	b = top_model_find(&m, "b");
+	tap_check(b != (size_t)-1 && m.rows[b].refault.valid && m.rows[b].refault.rate == 100.0,
+		  "stat_lazy: the refault rate over the two refreshes between reads (%.1f/s)",
+		  b != (size_t)-1 ? m.rows[b].refault.rate : -1.0);
+	put_b_stat(12288, 300);
+	put("a/b/memory.usage_in_bytes", "126976\n");
+	tap_eq_u64(lazy_step(&m, 4), 12288, "stat_lazy: usage moved: memory.stat read at once");
+	m.stat_lazy = false;
+	put_b_stat(16384, 300);
+	tap_eq_u64(lazy_step(&m, 5), 16384, "stat_lazy off: read every refresh");
+	top_model_release(&m);
+	put("a/b/memory.stat", v1_stat);
+	put("a/b/memory.usage_in_bytes", "122880\n");
+}
+
 /* --- churn --- */
 
 struct names {
@@ -1226,6 +1286,7 @@ int main(void)
 	test_model_order(h);
 	test_model_turns(h);
 	test_model_growth(h);
+	test_model_stat_lazy(h);
 	mc_host_free(h);
 	test_churn();
 	test_empty_tasks_v2();
