@@ -17,6 +17,7 @@
 #include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -56,6 +57,9 @@ struct run {
 	unsigned long iteration;
 	unsigned reclaims;     /* this interval */
 	long steady_faults;    /* minor faults after the warm-up intervals */
+	size_t heap_room;      /* free heap kept for an interval; 0: memory not locked */
+	size_t heap_arena;     /* the heap's size and bytes in use after its last reserve */
+	size_t heap_held;
 	unsigned peak;         /* most reclaims in flight at once, this interval */
 	struct mc_export *export;  /* --export FILE, or NULL */
 	struct run_state state;    /* published every interval for top and export */
@@ -529,25 +533,54 @@ static int wait_interval(struct run *r, const sigset_t *set, struct timespec *ne
  * The loop allocates while it plans (snapshots, decisions, plans), but it
  * frees all of it each interval, so after the first intervals the heap has
  * the size it needs. The heap is kept from shrinking or growing through
- * fresh mmaps (trim and mmap thresholds raised), a reserve is faulted in
- * up front, and everything is locked: a steady-state interval then takes no
- * new page from the kernel and none of its pages can be reclaimed. The
+ * fresh mmaps (trim and mmap thresholds raised), a reserve of free heap is
+ * faulted in, and everything is locked: a steady-state interval then takes
+ * no new page from the kernel and none of its pages can be reclaimed. The
  * loop counts minor faults after the warm-up to show that this holds.
+ *
+ * The reserve is free room on top of what the loop keeps, and what it keeps
+ * is known only after its first intervals: --export keeps rows and a text
+ * for every group (7 MiB for 1000 groups), which alone took the room
+ * faulted in before the first interval, and the plan's memory of a later
+ * interval then took new pages. So the room is faulted in again after each
+ * warm-up interval, and an interval that still took pages beyond what it
+ * kept (the room was too small for what it allocates and frees) widens the
+ * room by twice those pages. A room larger than half the mmap threshold
+ * would be a mapping of its own, given back at free: it is capped there.
  */
 #define RUN_HEAP_RESERVE (8 << 20)
+#define RUN_MMAP_THRESHOLD (64 << 20)
 #define RUN_WARMUP_INTERVALS 3
 
-static void lock_memory(const struct run *r)
+/* Makes the room for the next interval (see above): free heap, touched. */
+static void heap_reserve(struct run *r)
 {
-	char *reserve;
+	struct mallinfo2 mi = mallinfo2();
+	/* pages taken since the last reserve beyond what the loop kept of them */
+	ptrdiff_t grown = (ptrdiff_t)(mi.arena - r->heap_arena) -
+			  ((ptrdiff_t)mi.uordblks - (ptrdiff_t)r->heap_held);
+	char *room;
 
-	mallopt(M_TRIM_THRESHOLD, 256 << 20);
-	mallopt(M_MMAP_THRESHOLD, 64 << 20);
-	reserve = malloc(RUN_HEAP_RESERVE);
-	if (reserve) {
-		memset(reserve, 0, RUN_HEAP_RESERVE);
-		free(reserve);
+	if (r->heap_arena && grown > 0)
+		r->heap_room += 2 * (size_t)grown;
+	if (r->heap_room > RUN_MMAP_THRESHOLD / 2)
+		r->heap_room = RUN_MMAP_THRESHOLD / 2;
+	room = malloc(r->heap_room);
+	if (room) {
+		memset(room, 0, r->heap_room);
+		free(room);
 	}
+	mi = mallinfo2();
+	r->heap_arena = mi.arena;
+	r->heap_held = mi.uordblks;
+}
+
+static void lock_memory(struct run *r)
+{
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	mallopt(M_MMAP_THRESHOLD, RUN_MMAP_THRESHOLD);
+	r->heap_room = RUN_HEAP_RESERVE;
+	heap_reserve(r);
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
 		run_log(r, 4, "cannot lock memctl's memory (mlockall: %s): it may be slowed by reclaim",
 			strerror(errno));
@@ -641,6 +674,8 @@ static int run_interval(struct run *run, const struct mc_profile *p, struct mc_p
 	if (run->iteration > RUN_WARMUP_INTERVALS)
 		run->steady_faults += minor_faults() - faults;
 	lowwatch_update(run, p);
+	if (run->heap_room && run->iteration <= RUN_WARMUP_INTERVALS)
+		heap_reserve(run);
 	return rc;
 }
 
