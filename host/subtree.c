@@ -1524,6 +1524,17 @@ int mc_subtree_tasks(struct mc_subtree *t, size_t i, uint64_t *ret)
 	return procs_read(t, g, ret);
 }
 
+int mc_subtree_nprocs(struct mc_subtree *t, size_t i, uint64_t *ret)
+{
+	struct sub_grp *g = t->v[i];
+
+	if (g->procs_empty) {
+		*ret = 0;
+		return 0;
+	}
+	return procs_read(t, g, ret);
+}
+
 int mc_subtree_reopen(struct mc_subtree *t, size_t i)
 {
 	struct sub_grp *g = t->v[i];

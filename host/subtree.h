@@ -132,6 +132,15 @@ int mc_subtree_read(struct mc_subtree *t, size_t i, unsigned parts, struct mc_gr
 int mc_subtree_tasks(struct mc_subtree *t, size_t i, uint64_t *ret);
 
 /*
+ * The same count for a reader that asks for some groups at a time, in no
+ * order (top's rows): no passes and no proc connector, so a group that
+ * holds processes is read at every call; a group found empty, with its
+ * cgroup.procs and tasks watched (v1) or cgroup.events saying unpopulated
+ * (v2), counts 0 without a read until a report taken in at a scan.
+ */
+int mc_subtree_nprocs(struct mc_subtree *t, size_t i, uint64_t *ret);
+
+/*
  * Opens entry i afresh under its name (after -ENODEV: a group removed and
  * made again between scan and read). 0, or -ENODEV when there is no group
  * of that name any more.

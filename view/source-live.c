@@ -52,9 +52,11 @@ static int live_read(struct top_source *s, size_t i, unsigned parts, struct mc_g
 
 static int live_tasks(struct top_source *s, size_t i, size_t *ret)
 {
-	struct live *l = live_of(s);
+	uint64_t n = 0;
+	int r = mc_subtree_nprocs(live_of(s)->rd, i, &n);
 
-	return mc_host_group_nprocs(l->h, mc_subtree_entry(l->rd, i)->abs, ret);
+	*ret = (size_t)n;
+	return r;
 }
 
 static int live_host_psi(struct top_source *s, struct mc_psi *ret)

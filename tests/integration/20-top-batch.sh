@@ -85,6 +85,20 @@ echo "$err" | grep -q "unknown column 'nonsense'" && pass "names the bad column"
 err=$(mc top 2>&1 < /dev/null); rc=$?
 check_rc $rc 2 "top without a terminal and without -b"
 
+# TASKS follows the kernel from refresh to refresh: an empty group is read
+# once, then counted without a read until a write to its cgroup.procs is
+# reported; a process that exits leaves a group that is read every time.
+mc -o json top -b -n 12 -d 0.25 -p self --columns tasks > "$T_TMP/tasks.json" &
+top_pid=$!
+sleep 1
+sh -c "echo \$\$ > '$T_DIR/$B/cgroup.procs' && exec sleep 1.5" &
+sleep_pid=$!
+wait "$sleep_pid"
+wait "$top_pid"
+check_rc $? 0 "top -b with the task count"
+counts=$(jq -r --arg g "$B" '.groups[] | select(.group == $g) | .tasks' "$T_TMP/tasks.json" | uniq | tr '\n' ' ')
+check_eq "$counts" "0 1 0 " "$B's task count: 0, then 1 while a process is in it, then 0 after it exits"
+
 # Golden text on a fake v2 tree: every column, one refresh (no rates yet).
 ROOT=$T_TMP/cg
 v2group() {   # path max high low current anon file

@@ -366,32 +366,62 @@ static void test_keep_knobs(struct mc_host *h)
 	mc_subtree_free(t);
 }
 
-/* The number of processes mc_subtree_tasks gives for entry i, and the files it read. */
-static uint64_t tasks_of(struct mc_subtree *t, size_t i, size_t *ret_preads)
+/* The number of processes count gives for entry i, and the files it read. */
+static uint64_t count_of(int (*count)(struct mc_subtree *, size_t, uint64_t *), struct mc_subtree *t,
+			 size_t i, size_t *ret_preads)
 {
 	size_t n0 = mc_subtree_preads(t);
 	uint64_t n = UINT64_MAX;
 
-	if (mc_subtree_tasks(t, i, &n) < 0)
+	if (count(t, i, &n) < 0)
 		n = UINT64_MAX;
 	*ret_preads = mc_subtree_preads(t) - n0;
 	return n;
 }
 
-static void test_empty_tasks(struct mc_host *h)
+/* The number of processes mc_subtree_tasks gives for entry i, and the files it read. */
+static uint64_t tasks_of(struct mc_subtree *t, size_t i, size_t *ret_preads)
+{
+	return count_of(mc_subtree_tasks, t, i, ret_preads);
+}
+
+/*
+ * A reader of /a, whose b is empty and a holds process 17 (its tasks file
+ * a_tasks); NULL after failing the check named by what.
+ */
+static struct mc_subtree *procs_reader(struct mc_host *h, const char *a_tasks, const char *what)
 {
 	struct mc_subtree *t = NULL;
-	size_t reads;
 
 	put("a/b/cgroup.procs", "");
 	put("a/b/tasks", "");
 	put("a/cgroup.procs", "17\n");
-	put("a/tasks", "17\n18\n");
+	put("a/tasks", a_tasks);
 	if (mc_subtree_new(h, "/a", &t) < 0 || mc_subtree_scan(t, false) < 0) {
-		tap_check(false, "tasks: a reader of /a");
+		tap_check(false, "%s: a reader of /a", what);
 		mc_subtree_free(t);
-		return;
+		return NULL;
 	}
+	return t;
+}
+
+/* procs_reader's files removed, and its reader freed. */
+static void procs_reader_free(struct mc_subtree *t)
+{
+	rm_rel("a/b/cgroup.procs");
+	rm_rel("a/b/tasks");
+	rm_rel("a/cgroup.procs");
+	rm_rel("a/tasks");
+	mc_subtree_free(t);
+}
+
+static void test_empty_tasks(struct mc_host *h)
+{
+	struct mc_subtree *t = procs_reader(h, "17\n18\n", "tasks");
+	size_t reads;
+
+	if (!t)
+		return;
 	tap_eq_u64(tasks_of(t, 0, &reads), 1, "tasks: a counts its process");
 	tap_eq_u64(tasks_of(t, 1, &reads), 0, "tasks: b none");
 	tap_eq_u64(reads, 1, "tasks: read once");
@@ -428,14 +458,42 @@ static void test_empty_tasks(struct mc_host *h)
 	mc_subtree_scan(t, false);
 	tap_eq_u64(mc_subtree_count(t), 3, "tasks: a group made before the pass is found by the next scan");
 	rm_rel("a/b/c");
-	put("a/b/cgroup.procs", "");
-	rm_rel("a/b/cgroup.procs");
-	rm_rel("a/b/tasks");
-	rm_rel("a/cgroup.procs");
-	rm_rel("a/tasks");
-	mc_subtree_free(t);
+	procs_reader_free(t);
 }
 
+/* The number of processes mc_subtree_nprocs gives for entry i, and the files it read. */
+static uint64_t nprocs_of(struct mc_subtree *t, size_t i, size_t *ret_preads)
+{
+	return count_of(mc_subtree_nprocs, t, i, ret_preads);
+}
+
+/*
+ * Counts for top's rows, some at a time and never entry 0: a group with
+ * processes is read at every call, an empty one once until a write to its
+ * cgroup.procs is taken in by a scan.
+ */
+static void test_nprocs(struct mc_host *h)
+{
+	struct mc_subtree *t = procs_reader(h, "17\n", "nprocs");
+	size_t reads;
+
+	if (!t)
+		return;
+	tap_eq_u64(nprocs_of(t, 1, &reads), 0, "nprocs: b none");
+	tap_eq_u64(reads, 1, "nprocs: read once");
+	mc_subtree_scan(t, false);
+	tap_eq_u64(nprocs_of(t, 1, &reads), 0, "nprocs: b still none");
+	tap_eq_u64(reads, 0, "nprocs: an empty group without a write is not read again");
+	put("a/b/cgroup.procs", "42\n43\n");
+	put("a/cgroup.procs", "17\n18\n");
+	mc_subtree_scan(t, false);
+	tap_eq_u64(nprocs_of(t, 1, &reads), 2, "nprocs: processes written to b counted, entry 0 not asked");
+	tap_eq_u64(nprocs_of(t, 0, &reads), 2, "nprocs: a's count read again");
+	tap_eq_u64(reads, 1, "nprocs: by reading its file");
+	put("a/b/cgroup.procs", "42\n");
+	tap_eq_u64(nprocs_of(t, 1, &reads), 1, "nprocs: a group with processes read at every call");
+	procs_reader_free(t);
+}
 /* The parent removed and made again under its name: the next scan sees the new one. */
 static void test_root_replaced(struct mc_host *h)
 {
@@ -1281,6 +1339,7 @@ int main(void)
 	test_bad_values(h);
 	test_keep_knobs(h);
 	test_empty_tasks(h);
+	test_nprocs(h);
 	test_root_replaced(h);
 	test_model_parts(h);
 	test_model_order(h);
