@@ -405,7 +405,7 @@ static int fill_row(struct top_model *m, size_t i, unsigned parts)
 			return ret;
 	}
 	ret = row_read(m, i, parts);
-	if (ret == 0 && r->fresh_at == m->refreshes && (r->fresh & MC_READ_STAT)) {
+	if (ret == 0 && (r->fresh & MC_READ_STAT)) {   /* row_read set fresh for this refresh */
 		r->stat_at = m->refreshes;
 		r->stat_usage = r->g.usage;
 	}
